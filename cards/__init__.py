@@ -1,0 +1,1 @@
+"""Dataset card templates, one per resource."""

@@ -1,0 +1,1 @@
+"""Hub-ready dataset builders, one subpackage per released resource."""

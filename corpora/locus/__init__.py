@@ -1,0 +1,1 @@
+"""LOCUS: the Local Ordinance Corpus for the United States."""

@@ -1,0 +1,1 @@
+"""Leaderboard store: validated submissions and rankings."""

@@ -1,0 +1,1 @@
+"""The papers' methods, as evaluators and baselines."""

@@ -1,0 +1,1 @@
+"""The Gradio Space that serves the leaderboard."""

@@ -1,0 +1,1 @@
+"""lm-eval task folders (YAML + utils.py), shipped as package data."""
