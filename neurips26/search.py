@@ -1,0 +1,117 @@
+"""BM25 full-text search over a dataset's sections (DuckDB fts, loaded offline).
+
+The index is a DuckDB file in the user cache, named after the digest of the
+folder's manifest: built once, reused until the dataset is rebuilt. Section
+numbers (``1-5.11``, ``8-101.05a``) in the query are matched exactly against the
+``number`` column first, then against the text; the remaining words go to BM25.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import duckdb_extension_fts
+import pyarrow as pa
+
+from .sql import QueryError, shard_paths
+
+NUMBER = re.compile(r"\b[0-9IVXivx]+(?:[-.][0-9A-Za-z]+)+\b|§\s*[\w.-]+")
+INDEX_COLUMNS = "section_id, jurisdiction_id, state, number, heading, text"
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("NEURIPS26_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "neurips26")
+    return Path(root)
+
+
+def fts_extension() -> Path:
+    """The fts extension file shipped by the duckdb-extension-fts package (same version as duckdb)."""
+    path = Path(duckdb_extension_fts.__file__).parent / "extensions" / f"v{duckdb.__version__}" / "fts.duckdb_extension"
+    if not path.is_file():
+        raise QueryError(f"fts extension for duckdb {duckdb.__version__} not found at {path}: "
+                         f"install duckdb-extension-fts=={duckdb.__version__}")
+    return path
+
+
+def index_path(folder: Path) -> Path:
+    digest = hashlib.sha256((folder / "manifest.json").read_bytes()).hexdigest()[:16]
+    return cache_dir() / "search" / f"{folder.name}-{digest}.duckdb"
+
+
+def ensure_index(folder: Path) -> Path:
+    """Build the search index of ``folder`` unless a current one exists; return its path."""
+    path = index_path(folder)
+    if path.is_file():
+        return path
+    shards = shard_paths(folder).get("sections")
+    if not shards:
+        raise QueryError(f"{folder}: no 'sections' config to search")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".building")
+    tmp.unlink(missing_ok=True)
+    con = duckdb.connect(str(tmp), config={"autoinstall_known_extensions": False})
+    try:
+        con.execute(f"LOAD '{fts_extension()}'")
+        files = ", ".join("'" + p.replace("'", "''") + "'" for p in shards)
+        con.execute(f"CREATE TABLE docs AS SELECT {INDEX_COLUMNS} FROM read_parquet([{files}])")
+        con.execute("PRAGMA create_fts_index('docs', 'section_id', 'heading', 'text', "
+                    "stemmer='porter', stopwords='english', overwrite=1)")
+    finally:
+        con.close()
+    tmp.replace(path)
+    return path
+
+
+@dataclass
+class Filters:
+    state: str | None = None
+    county: str | None = None  # five-digit FIPS
+
+
+def search(folder: Path, query: str, filters: Filters | None = None, limit: int = 10) -> pa.Table:
+    """Best sections for ``query``: exact section-number hits first, then BM25."""
+    filters = filters or Filters()
+    if not query.strip():
+        raise QueryError("empty search query")
+    con = duckdb.connect(str(ensure_index(folder)), read_only=True,
+                         config={"autoinstall_known_extensions": False})
+    try:
+        con.execute(f"LOAD '{fts_extension()}'")
+        where, params = ["TRUE"], []
+        if filters.state:
+            where.append("d.state = ?")
+            params.append(filters.state.upper())
+        if filters.county:
+            counties = shard_paths(folder).get("counties", [])
+            files = ", ".join("'" + p.replace("'", "''") + "'" for p in counties)
+            known = con.execute(f"SELECT count(*) FROM read_parquet([{files}]) WHERE county_fips = ?",
+                                [filters.county]).fetchone()[0] if counties else 0
+            if not known:
+                raise QueryError(f"county {filters.county!r} has no code in {folder.name} "
+                                 "(use a five-digit FIPS code, e.g. 13015)")
+            where.append(f"d.jurisdiction_id IN (SELECT unnest(jurisdiction_ids) FROM read_parquet([{files}]) "
+                         "WHERE county_fips = ?)")
+            params.append(filters.county)
+        numbers = [n.lstrip("§").strip().rstrip(".") for n in NUMBER.findall(query)]
+        words = NUMBER.sub(" ", query).strip()
+        exact = "CASE WHEN d.number IN (SELECT unnest(?::VARCHAR[])) THEN 2 " \
+                "WHEN list_has_any(regexp_extract_all(d.text, '[0-9][0-9A-Za-z.-]*[0-9A-Za-z]'), ?::VARCHAR[]) " \
+                "THEN 1 ELSE 0 END"
+        sql = f"""
+            SELECT d.section_id, d.jurisdiction_id, d.state, d.number, d.heading,
+                   left(d.text, 240) AS snippet, score
+            FROM (SELECT *, {exact} AS exact, fts_main_docs.match_bm25(section_id, ?) AS bm25 FROM docs d) d,
+                 LATERAL (SELECT coalesce(d.bm25, 0) + 1000 * d.exact AS score)
+            WHERE {' AND '.join(where)} AND (d.exact > 0 OR d.bm25 IS NOT NULL)
+            ORDER BY score DESC, d.section_id
+            LIMIT ?"""
+        args = [numbers, numbers, words or query, *params, limit]
+        return con.execute(sql, args).fetch_arrow_table()
+    finally:
+        con.close()

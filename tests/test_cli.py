@@ -1,0 +1,84 @@
+"""The neurips26 command line as a user runs it: help, one-line errors, push --dry-run, the wheel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "neurips26.cli"]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["query"], ["search"], ["push"]])
+def test_help_everywhere(command: list[str]) -> None:
+    result = run(*command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "Usage" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli")
+    result = run("build", "locus", "--workers", "2", cwd=root)  # default --out is ./locus
+    assert result.returncode == 0, result.stderr
+    assert "reconciles" in result.stdout
+    assert (root / "locus" / "manifest.json").is_file()
+    return root
+
+
+def test_query_and_search_commands(built: Path) -> None:
+    result = run("query", "SELECT count(*) AS n FROM locus.sections", cwd=built)
+    assert result.returncode == 0, result.stderr
+    assert any(ch.isdigit() for ch in result.stdout)
+    result = run("search", "locus", "animal", "--limit", "3", cwd=built)
+    assert result.returncode == 0, result.stderr
+    assert "hits" in result.stdout
+
+
+def test_push_dry_run_lists_the_folder(built: Path) -> None:
+    result = run("push", "locus", "--repo", "someorg/locus", "--dry-run", cwd=built)
+    assert result.returncode == 0, result.stderr
+    for name in ("README.md", "croissant.json", "manifest.json", "data/sections/train-00000-of-00001.parquet"):
+        assert name in result.stdout
+    assert "nothing uploaded" in result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["build", "nosuch"], "unknown resource 'nosuch'"),
+    (["build", "locus", "--raw", "/nonexistent/raw"], "raw folder not found"),
+    (["query", "DROP TABLE locus.sections"], "only SELECT"),
+    (["search", "locus", "x", "--county", "99999"], "county '99999'"),
+    (["push", "locus", "--repo", "no-slash", "--dry-run"], "ORG/NAME"),
+])
+def test_bad_arguments_give_one_line_without_traceback(built: Path, args: list[str], message: str) -> None:
+    result = run(*args, cwd=built)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_wheel_ships_every_subpackage_and_data(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=600)
+    wheel = next(tmp_path.glob("neurips26-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in ("neurips26/cli.py", "neurips26/corpora/locus/build.py", "neurips26/cards/locus.md",
+                     "neurips26/corpora/locus/sample/jurisdictions.csv", "neurips26/tasks/__init__.py",
+                     "neurips26/methods/__init__.py", "neurips26/leaderboard/__init__.py"):
+        assert required in names, required
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    code = "import neurips26.corpora.locus.build as b, neurips26.cards; print(b.SAMPLE_DIR)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(unpacked)}, check=True).stdout
+    assert str(unpacked) in out

@@ -1,0 +1,301 @@
+"""LOCUS builder end to end: Hub folder layout, load_dataset, determinism, bad input, real data."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from neurips26 import hubfolder
+from neurips26.corpora.locus import build as locus
+
+CONFIGS = ("sections", "jurisdictions", "counties", "errors")
+
+
+def read_config(folder: Path, config: str) -> list[dict]:
+    return pq.read_table(sorted((folder / "data" / config).glob("*.parquet"))).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sample") / "locus"
+    report = locus.build(out=out)
+    assert report.sections > 0 and report.reconciles
+    return out
+
+
+def test_folder_layout_and_card(sample: Path) -> None:
+    for name in ("README.md", "croissant.json", "manifest.json"):
+        assert (sample / name).is_file(), name
+    text = (sample / "README.md").read_text(encoding="utf-8")
+    header = yaml.safe_load(text.split("---")[1])
+    for key in ("pretty_name", "license", "task_categories", "size_categories", "configs", "dataset_info"):
+        assert header[key], key
+    assert [c["config_name"] for c in header["configs"]] == list(CONFIGS)
+    manifest = json.loads((sample / "manifest.json").read_text())
+    rows = {c: sum(s["rows"] for s in manifest["configs"][c]["train"]) for c in CONFIGS}
+    info = {d["config_name"]: d["splits"][0]["num_examples"] for d in header["dataset_info"]}
+    assert info == rows
+    assert f"{rows['sections']:,} sections" in text  # counts filled into the prose
+    for shards in manifest["configs"].values():
+        for shard in shards["train"]:
+            path = sample / shard["path"]
+            assert re.fullmatch(r"train-\d{5}-of-\d{5}\.parquet", path.name)
+            assert hubfolder.sha256_file(path) == shard["sha256"]
+            assert pq.ParquetFile(path).metadata.num_rows == shard["rows"]
+            assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_load_dataset_every_config_offline(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets import load_dataset
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    manifest = json.loads((sample / "manifest.json").read_text())
+    for config in CONFIGS:
+        ds = load_dataset(str(sample), config, split="train")
+        assert ds.num_rows == sum(s["rows"] for s in manifest["configs"][config]["train"]), config
+    sections = load_dataset(str(sample), "sections", split="train")
+    assert {"section_id", "number", "heading", "text", "path", "history", "cross_references",
+            "status", "order", "source_file"} <= set(sections.column_names)
+    assert len(set(sections["section_id"])) == sections.num_rows  # ids unique
+
+
+def test_sample_content_is_sound(sample: Path) -> None:
+    sections = read_config(sample, "sections")
+    jurisdictions = read_config(sample, "jurisdictions")
+    counties = read_config(sample, "counties")
+    assert len({j["jurisdiction_id"] for j in jurisdictions}) >= 5
+    assert {s["status"] for s in sections} >= {"active"}
+    assert all(s["heading"] and s["number"] for s in sections)
+    # every county row lists the codes that apply there and the counts add up
+    n_by_j = {j["jurisdiction_id"]: j["n_sections"] for j in jurisdictions}
+    for c in counties:
+        assert re.fullmatch(r"\d{5}", c["county_fips"])
+        assert c["n_sections"] == sum(n_by_j[j] for j in c["jurisdiction_ids"])
+        if c["county_code_id"]:
+            assert c["jurisdiction_ids"][0] == c["county_code_id"]
+    assert any(c["n_jurisdictions"] > 1 for c in counties), "sample should have a county with several codes"
+    assert sum(j["n_sections"] for j in jurisdictions) == len(sections)
+
+
+def test_rebuild_is_byte_identical_for_any_worker_count(sample: Path, tmp_path: Path) -> None:
+    again = tmp_path / "locus"
+    locus.build(out=again, workers=2)
+    for rel in ["manifest.json", "README.md", "croissant.json"] + [
+            p.relative_to(sample).as_posix() for p in sample.glob("data/*/*.parquet")]:
+        assert (again / rel).read_bytes() == (sample / rel).read_bytes(), rel
+
+
+def test_croissant_validates_and_loads_records(sample: Path) -> None:
+    import mlcroissant as mlc
+
+    dataset = mlc.Dataset(jsonld=str(sample / "croissant.json"))  # raises on validation errors
+    records = list(zip(range(5), dataset.records("sections"), strict=False))
+    assert len(records) == 5
+    first = records[0][1]
+    assert first["sections/section_id"].decode()  # text comes back as bytes
+    meta = json.loads((sample / "croissant.json").read_text())
+    for key in ("rai:dataCollection", "rai:dataBiases", "rai:dataLimitations", "rai:dataUseCases",
+                "rai:personalSensitiveInformation", "rai:dataSocialImpact"):
+        assert meta.get(key), f"Responsible-AI field {key} missing"
+    assert {rs["name"] for rs in meta["recordSet"]} == set(CONFIGS)
+
+
+def test_shards_roll_over_at_the_byte_budget(tmp_path: Path) -> None:
+    spec = hubfolder.ConfigSpec("t", locus.ERRORS, "test")
+    writer = hubfolder.SplitWriter(tmp_path, "t", locus.ERRORS, shard_bytes=2_000, row_group_rows=50)
+    rows = [{"source_file": f"f{i}", "jurisdiction_id": "j", "level": "file", "reason": f"r{i}" * 20}
+            for i in range(500)]
+    writer.write_all(rows)
+    spec.shards["train"] = writer.close()
+    assert len(spec.shards["train"]) > 1
+    names = [Path(s.path).name for s in spec.shards["train"]]
+    n = len(names)
+    assert names == [f"train-{i:05d}-of-{n:05d}.parquet" for i in range(n)]
+    back = pq.read_table([tmp_path / s.path for s in spec.shards["train"]]).to_pylist()
+    assert back == rows  # order kept, nothing lost
+
+
+# --- bad input --------------------------------------------------------------------------
+
+GOOD_MUNICODE = (
+    "THE CODE OF THE TOWN OF TESTVILLE\nPREFACE some front matter\n"
+    "Chapter 1 - GENERAL PROVISIONS\n"
+    "Sec. 1-1. - Title. This code is the code of the town. (Ord. No. 1, 1-1-2020)\n"
+    "Sec. 1-2. - Definitions. Words mean what they say.\n"
+)
+
+
+def write_raw(root: Path, rows: list[str], files: dict[str, bytes]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "jurisdictions.csv").write_text(
+        "jurisdiction_id,name,kind,state,counties,source\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+def test_bad_inputs_are_reported_and_good_ones_still_built(tmp_path: Path) -> None:
+    raw = write_raw(tmp_path / "raw", [
+        "good,Town of Testville,town,GA,Bartow County,test",
+        "mixed,Town of Mixed,town,GA,Bartow County;Atlantis County,test",
+        "nofolder,Town of Nowhere,town,GA,Bartow County,test",
+        "badkind,Hamlet,hamlet,GA,Bartow County,test",
+    ], {
+        "good/code.txt": GOOD_MUNICODE.encode(),
+        "mixed/code.txt": GOOD_MUNICODE.encode(),
+        "mixed/empty.txt": b"",
+        "mixed/truncated.xml": b'<?xml version="1.0"?>\n<TEI xmlns="http://www.tei-c.org/ns/1.0"><text><body><div>',
+        "mixed/junk.bin": bytes(range(256)) * 8,
+        "mixed/latin1.txt": GOOD_MUNICODE.replace("town.", "caf\u00e9 town.").encode("latin-1"),
+        "badkind/code.txt": GOOD_MUNICODE.encode(),
+        "unlisted/code.txt": GOOD_MUNICODE.encode(),
+    })
+    out = tmp_path / "locus"
+    report = locus.build(raw=raw, out=out)
+    assert report.reconciles
+    assert report.files_in == 8
+    assert report.files_parsed == 2 and report.files_rejected == 6
+    errors = read_config(out, "errors")
+    by_file = {e["source_file"]: e["reason"] for e in errors if e["level"] == "file"}
+    assert "empty" in by_file["mixed/empty.txt"]
+    assert "not well-formed" in by_file["mixed/truncated.xml"].lower() or "line" in by_file["mixed/truncated.xml"]
+    assert "binary" in by_file["mixed/junk.bin"] or "no supported format" in by_file["mixed/junk.bin"]
+    assert "UTF-8" in by_file["mixed/latin1.txt"]
+    assert "rejected in jurisdictions.csv" in by_file["badkind/code.txt"]
+    assert "not in a folder listed" in by_file["unlisted/code.txt"]
+    rows = [e["reason"] for e in errors if e["level"] == "row"]
+    assert any("Atlantis County" in r and "line 3" in r for r in rows)
+    assert any("nofolder" in r and "missing" in r for r in rows)
+    assert any("'hamlet'" in r for r in rows)
+    # everything good is still built
+    sections = read_config(out, "sections")
+    assert sorted({s["jurisdiction_id"] for s in sections}) == ["good", "mixed"]
+    assert len(sections) == 4
+    mixed = next(j for j in read_config(out, "jurisdictions") if j["jurisdiction_id"] == "mixed")
+    assert mixed["county_fips"] == ["13015"] and mixed["counties"] == ["Bartow County", "Atlantis County"]
+
+
+def test_unusable_csv_is_a_clear_error(tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "jurisdictions.csv").write_text("id,name\nx,y\n")
+    with pytest.raises(locus.BuildError, match="missing column"):
+        locus.build(raw=raw, out=tmp_path / "out")
+    with pytest.raises(locus.BuildError, match="not found"):
+        locus.build(raw=tmp_path / "nope", out=tmp_path / "out")
+
+
+# --- the real shared sample -------------------------------------------------------------
+
+REAL = [  # jurisdiction_id, folder under shared/data/locus, name, kind, state, counties
+    ("adairsville", "georgia/adairsville", "City of Adairsville", "city", "GA", "Bartow County"),
+    ("baldwin-county", "georgia/baldwin-county", "Baldwin County", "county", "GA", "Baldwin County"),
+    ("edison", "georgia/edison", "City of Edison", "city", "GA", "Calhoun County"),
+    ("fairmount", "georgia/fairmount", "City of Fairmount", "city", "GA", "Gordon County"),
+    ("arcade", "georgia/arcade", "City of Arcade", "city", "GA", "Jackson County"),
+    ("athens-clarke", "georgia/athens-clarke", "Athens-Clarke County", "consolidated", "GA", "Clarke County"),
+    ("spanish-fork", "spanish-fork-ut", "Spanish Fork City", "city", "UT", "Utah County"),
+    ("dc", "dc-code", "District of Columbia", "district", "DC", "District of Columbia"),
+]
+
+
+def real_raw(locus_raw: Path, root: Path) -> Path:
+    """A raw folder in the input contract, linking to the shared real files."""
+    root.mkdir(parents=True, exist_ok=True)
+    lines = ["jurisdiction_id,name,kind,state,counties,source"]
+    for jid, folder, name, kind, state, counties in REAL:
+        (root / jid).symlink_to(locus_raw / folder, target_is_directory=True)
+        lines.append(f"{jid},{name},{kind},{state},{counties},shared/data/locus/{folder}")
+    (root / "jurisdictions.csv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def real_build(locus_raw: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, locus.BuildReport]:
+    base = tmp_path_factory.mktemp("real")
+    out = base / "locus"
+    return out, locus.build(raw=real_raw(locus_raw, base / "raw"), out=out, workers=2)
+
+
+def test_real_sample_counts(real_build: tuple[Path, locus.BuildReport], locus_raw: Path) -> None:
+    out, report = real_build
+    assert report.reconciles
+    n_files = sum(1 for _, f, *_ in REAL for p in (locus_raw / f).rglob("*") if p.is_file())
+    assert report.files_in == n_files
+    sections = read_config(out, "sections")
+    by_j: dict[str, list[dict]] = {}
+    for s in sections:
+        by_j.setdefault(s["jurisdiction_id"], []).append(s)
+    # every D.C. section file is one section
+    assert len(by_j["dc"]) == len(list((locus_raw / "dc-code/titles/8/sections").glob("*.xml")))
+    # every Sec./Secs. line of a Municode export is one section (Adairsville comes from its TEI twin)
+    for jid, folder, *_ in REAL[:6]:
+        txt = next((locus_raw / folder).glob("*.txt"))
+        lines = re.findall(r"^Secs?\. ", txt.read_text(encoding="utf-8-sig"), re.M)
+        assert len(by_j[jid]) == len(lines), jid
+    files = {f["path"]: f for f in json.loads((out / "build_report.json").read_text())["files"]}
+    assert files["adairsville/ga-muni-adairsville-code-full.txt"]["status"] == "duplicate"
+    assert {s["format"] for s in by_j["adairsville"]} == {"tei-xml"}
+    # Spanish Fork: the .txt twins and the JSON schema are not a supported code format
+    errors = {e["source_file"]: e["reason"] for e in read_config(out, "errors") if e["level"] == "file"}
+    assert "spanish-fork/municipal_code_v1_1.schema.json" in errors
+    assert all(e.startswith("spanish-fork/") for e in errors), errors
+    ids = [s["section_id"] for s in sections]
+    assert len(ids) == len(set(ids))
+    # the access layer
+    counties = {c["county_fips"]: c for c in read_config(out, "counties")}
+    assert counties["13059"]["county_code_id"] == "athens-clarke"
+    assert counties["11001"]["jurisdiction_ids"] == ["dc"]
+    assert counties["13015"]["jurisdiction_ids"] == ["adairsville"]
+
+
+def test_query_and_search_on_real_sample(real_build: tuple[Path, locus.BuildReport],
+                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neurips26.search import Filters, index_path, search
+    from neurips26.sql import dataset_folders, run_query
+
+    monkeypatch.setenv("NEURIPS26_CACHE", str(tmp_path / "cache"))
+    out, _ = real_build
+    folders = dataset_folders(out.parent)
+    n = run_query("SELECT count(*) AS n FROM locus.sections WHERE jurisdiction_id = 'dc'", folders)
+    assert n.to_pylist()[0]["n"] == 625
+    hits = search(out, "1-1.11").to_pylist()
+    assert hits[0]["number"] == "1-1.11" and hits[0]["jurisdiction_id"] == "adairsville"
+    index = index_path(out)
+    built_at = index.stat().st_mtime_ns
+    hits = search(out, "dogs running at large", Filters(state="UT"), limit=5).to_pylist()
+    assert hits and all(h["state"] == "UT" for h in hits)
+    assert index.stat().st_mtime_ns == built_at  # reused, not rebuilt
+    hits = search(out, "council meeting", Filters(county="13059"), limit=5).to_pylist()
+    assert hits and {h["jurisdiction_id"] for h in hits} == {"athens-clarke"}
+
+
+def test_query_cannot_write_attach_install_or_read_elsewhere(sample: Path, tmp_path: Path) -> None:
+    from neurips26.sql import QueryError, dataset_folders, run_query
+
+    folders = dataset_folders(sample.parent)
+    ok = run_query("SELECT count(*) AS n FROM locus.jurisdictions", folders).to_pylist()[0]["n"]
+    assert ok >= 5
+    target = sample / "data" / "x.csv"
+    refused = [
+        f"COPY (SELECT 1) TO '{target}'",
+        f"ATTACH '{tmp_path / 'x.duckdb'}' AS x",
+        "INSTALL httpfs",
+        "LOAD fts",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        f"SELECT * FROM read_parquet('{shutil.which('python') or '/bin/sh'}')",
+        "CREATE TABLE t AS SELECT 1",
+        "SELECT 1; SELECT 2",
+        "SET enable_external_access = true",
+    ]
+    for sql in refused:
+        with pytest.raises(QueryError):
+            run_query(sql, folders)
+    assert not target.exists()
