@@ -151,6 +151,68 @@ def push(
     console.print(run_push(folder, repo, private=private))
 
 
+@app.command()
+@friendly
+def tasks(
+    path: Annotated[bool, typer.Option("--path", help="Print only the tasks folder (for --include_path).")] = False,
+) -> None:
+    """Show where the lm-eval tasks folder is and list its groups and tasks."""
+    from neurips26.evaluation import list_tasks
+    from neurips26.tasks import TASKS_DIR
+
+    if path:
+        print(TASKS_DIR)
+        return
+    known = list_tasks()
+    console.print(f"tasks folder: {TASKS_DIR}", highlight=False)
+    console.print(f"groups: {', '.join(known['groups'])}", highlight=False)
+    console.print(f"tasks:  {', '.join(known['tasks'])}", highlight=False)
+    console.print(f"lm_eval --include_path {TASKS_DIR} --tasks neurips26 --model hf --model_args pretrained=...",
+                  highlight=False)
+
+
+@app.command("eval")
+@friendly
+def eval_(
+    tasks: Annotated[str, typer.Option(help="Comma-separated tasks or groups.")] = "neurips26",
+    model: Annotated[str, typer.Option(help="lm-eval model type: hf, vllm, ...")] = "hf",
+    model_args: Annotated[str | None, typer.Option(
+        help="lm-eval model args, e.g. pretrained=ORG/NAME,dtype=float32 (default: the embedded model).")] = None,
+    limit: Annotated[float | None, typer.Option(help="Examples per task (or a fraction).")] = None,
+    num_fewshot: Annotated[int | None, typer.Option(help="Few-shot examples (from the train split).")] = None,
+    batch_size: Annotated[str, typer.Option(help="Batch size, or 'auto'.")] = "1",
+    output: Annotated[Path, typer.Option(help="Where lm-eval's results and samples files go.")] = Path("results"),
+    device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
+    data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
+    apply_chat_template: Annotated[bool, typer.Option(help="Use the model's chat template.")] = False,
+    submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
+) -> None:
+    """Evaluate a model on our lm-eval tasks (lm_eval.simple_evaluate with our tasks folder)."""
+    from neurips26 import evaluation
+
+    run = evaluation.run([t.strip() for t in tasks.split(",") if t.strip()], model, model_args, limit=limit,
+                         num_fewshot=num_fewshot, batch_size=int(batch_size) if batch_size.isdigit() else batch_size,
+                         output=output, device=device, data=data, apply_chat_template=apply_chat_template)
+    table = Table(title="scores")
+    for column in ("task", "metric", "value", "stderr", "n"):
+        table.add_column(column)
+    for row in evaluation.score_rows(run.results):
+        table.add_row(row["task"], row["metric"], f"{row['value']:.4f}",
+                      "" if row["stderr"] is None else f"{row['stderr']:.4f}", str(row["n"] or ""))
+    console.print(table)
+    console.print(f"results: {run.results_file}", highlight=False)
+    if submit:
+        _submit_results(run)
+
+
+def _submit_results(run) -> None:
+    try:
+        from neurips26.leaderboard import store  # noqa: F401
+    except ImportError:
+        console.print("--submit: the leaderboard store is not available in this version; results kept on disk")
+        return
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="neurips26")
 

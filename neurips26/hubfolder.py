@@ -43,8 +43,9 @@ def sha256_file(path: Path) -> str:
 class Shard:
     path: str  # relative to the dataset folder
     rows: int
-    bytes: int
+    bytes: int  # on disk
     sha256: str
+    num_bytes: int  # uncompressed, as datasets counts it
 
 
 @dataclass
@@ -110,7 +111,9 @@ class SplitWriter:
             final = self.directory / f"{self.split}-{i:05d}-of-{n:05d}.parquet"
             part.replace(final)
             rel = final.relative_to(self.folder).as_posix()
-            shards.append(Shard(rel, rows, final.stat().st_size, sha256_file(final)))
+            meta = pq.ParquetFile(final).metadata
+            num_bytes = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+            shards.append(Shard(rel, rows, final.stat().st_size, sha256_file(final), num_bytes))
         return shards
 
 
@@ -127,6 +130,10 @@ class ConfigSpec:
     def rows(self, split: str | None = None) -> int:
         splits = [split] if split else list(self.shards)
         return sum(s.rows for sp in splits for s in self.shards.get(sp, []))
+
+    def loadable_splits(self) -> dict[str, list[Shard]]:
+        """Splits with rows: datasets cannot load an empty split, so empty ones are not declared."""
+        return {split: shards for split, shards in self.shards.items() if sum(s.rows for s in shards)}
 
 
 def write_table(folder: Path, spec: ConfigSpec, rows: Iterable[Mapping[str, Any]], split: str = "train") -> None:
@@ -145,7 +152,11 @@ def size_category(n: int) -> str:
 
 
 def card_header(configs: list[ConfigSpec], meta: Mapping[str, Any]) -> dict[str, Any]:
-    """The README YAML header: pretty_name, license, ..., configs and dataset_info."""
+    """The README YAML header: pretty_name, license, ..., configs and dataset_info.
+
+    Configs and splits without rows are left out (``load_dataset`` cannot load
+    them); their empty shards stay on disk for DuckDB and the manifest.
+    """
     import datasets  # heavy; only needed here
 
     header: dict[str, Any] = {
@@ -159,22 +170,25 @@ def card_header(configs: list[ConfigSpec], meta: Mapping[str, Any]) -> dict[str,
         "dataset_info": [],
     }
     for spec in configs:
+        splits = spec.loadable_splits()
+        if not splits:
+            continue
         entry: dict[str, Any] = {
             "config_name": spec.name,
             "data_files": [{"split": split, "path": f"data/{spec.name}/{split}-*.parquet"}
-                           for split in spec.shards],
+                           for split in splits],
         }
         if spec.default:
             entry["default"] = True
         header["configs"].append(entry)
         features = datasets.Features.from_arrow_schema(spec.schema)
-        size = sum(s.bytes for shards in spec.shards.values() for s in shards)
         header["dataset_info"].append({
             "config_name": spec.name,
             "features": features._to_yaml_list(),
-            "splits": [{"name": split, "num_examples": sum(s.rows for s in shards)}
-                       for split, shards in spec.shards.items()],
-            "download_size": size,
+            "splits": [{"name": split, "num_bytes": sum(s.num_bytes for s in shards),
+                        "num_examples": sum(s.rows for s in shards)} for split, shards in splits.items()],
+            "download_size": sum(s.bytes for shards in splits.values() for s in shards),
+            "dataset_size": sum(s.num_bytes for shards in splits.values() for s in shards),
         })
     return header
 
@@ -220,7 +234,7 @@ def write_croissant(folder: Path, configs: list[ConfigSpec], meta: Mapping[str, 
 
     distribution: list[Any] = []
     record_sets = []
-    for spec in configs:
+    for spec in (c for c in configs if c.loadable_splits()):
         fileset_id = f"{spec.name}-parquet"
         distribution.append(mlc.FileSet(
             id=fileset_id, name=fileset_id, description=f"Parquet shards of the {spec.name} config.",

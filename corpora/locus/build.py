@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from neurips26 import __version__, hubfolder
 
-from . import formats
+from . import evalsets, formats
 from .card import render_card
 from .formats import html_toc
 
@@ -357,6 +357,19 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     report.bytes_in = sum((raw / f.path).stat().st_size for f in all_files)
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
+    built = [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]]
+    sets = evalsets.derive([out / s.path for s in specs["sections"].shards["train"]], built)
+    for task, schema, desc in [
+        ("domain", evalsets.DOMAIN, "Evaluation set: regulatory domain of a section (4 choices), "
+                                    "splits by jurisdiction."),
+        ("catchline", evalsets.CATCHLINE, "Evaluation set: write a section's catchline from its text, "
+                                          "splits by jurisdiction."),
+    ]:
+        if task in sets:
+            specs[task] = hubfolder.ConfigSpec(task, schema, desc)
+            for split in evalsets.SPLITS:
+                hubfolder.write_table(out, specs[task], sets[task][split], split)
+
     hubfolder.write_table(out, specs["jurisdictions"], jurisdiction_rows)
     hubfolder.write_table(out, specs["counties"], county_rows(jurisdictions, jurisdiction_rows))
     errors.sort(key=lambda e: (e["level"] != "row", natural_key(e["source_file"]), e["reason"]))
@@ -366,7 +379,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     meta = card_meta()
     hubfolder.write_manifest(out, configs, {"name": "neurips26.corpora.locus", "version": BUILDER_VERSION,
                                             "package_version": __version__}, inputs)
-    hubfolder.write_card(out, configs, meta, render_card(report, jurisdiction_rows, configs, all_files))
+    hubfolder.write_card(out, configs, meta, render_card(report, jurisdiction_rows, configs, domain_counts(sets)))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(_report_json(report, all_files), encoding="utf-8")
     return report
@@ -391,6 +404,15 @@ def county_rows(jurisdictions: list[Jurisdiction], jurisdiction_rows: list[dict]
         own = c["county_code_id"]
         c["jurisdiction_ids"].sort(key=lambda jid: (jid != own, natural_key(jid)))
     return [counties[k] for k in sorted(counties)]
+
+
+def domain_counts(sets: dict) -> dict[str, int]:
+    """Domain label -> examples over all splits of the domain evaluation set."""
+    counts: dict[str, int] = defaultdict(int)
+    for rows in sets.get("domain", {}).values():
+        for row in rows:
+            counts[row["domain"]] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _report_json(report: BuildReport, files: list[FileReport]) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from neurips26.hubfolder import ConfigSpec
 
-    from .build import BuildReport, FileReport
+    from .build import BuildReport
 
 META = {
     "name": "locus",
@@ -47,7 +47,7 @@ META = {
 
 
 def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[ConfigSpec],
-                files: list[FileReport], repo: str = "locus") -> str:
+                domain_counts: dict[str, int], repo: str = "locus") -> str:
     """The card's prose with this build's counts filled in."""
     template = Template(resources.files("neurips26.cards").joinpath("locus.md").read_text(encoding="utf-8"))
     sections = next(c for c in configs if c.name == "sections")
@@ -70,5 +70,6 @@ def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[Co
             f"| {j['name']} (`{j['jurisdiction_id']}`) | {j['kind']} | {j['state']} | "
             f"{'; '.join(j['counties'])} | {j['n_sections']:,} | {', '.join(j['formats'])} |"
             for j in jurisdictions),
+        domain_counts=", ".join(f"{k} {v}" for k, v in domain_counts.items()) or "none (too few jurisdictions)",
         by_format=", ".join(f"{k} {v}" for k, v in sorted(report.by_format.items())) or "none",
     )

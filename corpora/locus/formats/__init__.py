@@ -42,7 +42,7 @@ class Section:
     status: str = "active"
 
 
-@dataclass
+@dataclass(eq=False)  # hashed by identity, so read_bytes can be cached per folder
 class Folder:
     """A jurisdiction folder, with cached access to companion files."""
 

@@ -12,6 +12,7 @@ the nearest ``index.xml`` in an ancestor folder (parsed once per index).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -42,10 +43,8 @@ def _local(el: etree._Element) -> str:
 def _root_tag(head: bytes) -> str | None:
     """The root element's ``{namespace}name`` from the first bytes, or None when not XML."""
     parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True)
-    try:
+    with contextlib.suppress(etree.XMLSyntaxError):  # the root's start event comes before any error
         parser.feed(head)
-    except etree.XMLSyntaxError:
-        pass  # the root's start event, if any, was read before the error
     return next((el.tag for _, el in parser.read_events()), None)
 
 
@@ -162,7 +161,7 @@ def index_paths(index: Path) -> dict[str, tuple[str, ...]]:
 
 
 def _path_of(path: Path, folder: Folder) -> list[str]:
-    """Container chain from the nearest ancestor ``index.xml`` (up to ``folder.root``) that includes ``path``."""
+    """Containers above ``path`` in the nearest ancestor ``index.xml`` (up to the folder root)."""
     target = path.resolve()
     root = folder.root.resolve()
     for here in target.parents:

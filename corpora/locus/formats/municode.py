@@ -1,1 +1,296 @@
-"""(placeholder: being written)"""
+"""Municode full-text exports (``municode-text``): ``Sec. N. - Heading.`` lines and their text.
+
+Two flavours reach us, and :func:`sections_from_text` reads both:
+
+- one record per section (Adairsville, Arcade, Athens-Clarke): ``Sec. 1-1.11. -
+  Corporate boundaries.`` then the paragraphs, separated by bare carriage returns
+  inside a CRLF record. When the carriage returns are lost the heading runs into
+  the text (``... boundaries. (a)  The ...``) and :func:`split_heading` finds the
+  boundary;
+- PDF dumps (Baldwin County, Edison, Fairmount): the ``Sec.`` line, then wrapped
+  text lines, with page boilerplate (``5/9/2019 Edison, GA Code of Ordinances``,
+  ``7/192``) and stray list markers (``(a)`` alone on a line) to drop.
+
+Rules: lines before the first section line are front matter. Heading lines
+(``PART II - ...``, ``Chapter 2 - ...``, ``ARTICLE IV. - ...``, ``DIVISION 1. - ...``)
+build ``path``; the footnotes that follow a heading belong to no section.
+``Secs. 2-3—2-22. - Reserved.`` is one reserved section. Fairmount's charter
+numbers its sections ``Section 1.10. - ...`` and Baldwin County brackets one
+(``[Sec. 4.3. - Reserved.]``): both are section lines too. Parenthesised
+ordinance/code citations become ``history``; ``Cross reference—`` and
+``State Law reference—`` paragraphs become ``cross_references``. Comparative
+tables and the state-law reference table at the back end the last section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import Folder, FormatError, Section, decode_text, register
+
+SECTION_LINE = re.compile(
+    r"(?P<open>\[)?(?:Secs?\.|Section) "
+    r"(?P<number>[0-9A-Za-z][0-9A-Za-z.\-—–]*?(?:, [0-9A-Za-z][0-9A-Za-z.\-—–]*?)*)\. -(?: (?P<rest>.*))?"
+)
+_NUM = r"[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*"
+_KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
+          "division": 4, "subdivision": 5}
+_KIND = "|".join(f"{k.upper()}|{k.capitalize()}" for k in _KINDS)
+HEADING_LINE = re.compile(  # ARTICLE IV. - TITLE / [ARTICLE VIII.] - TITLE / CHAPTER 2-1. - TITLE
+    rf"\[?(?P<kind>{_KIND}) (?P<num>{_NUM})\.?\]? - (?P<title>\S.*)")
+_BARE_HEADING = re.compile(rf"(?P<kind>ARTICLE|DIVISION|CHAPTER) - (?P<num>{_NUM})\.?")  # title on next line
+_ROMAN_HEADING = re.compile(r"(?P<num>[IVXLC]+) - - (?P<title>[^a-z]+)")  # Edison's appendix articles
+_FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
+BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
+
+_SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
+_LIST_MARKER = re.compile(r"•|(?:•\s*)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)")
+_PAGE_NUMBER = re.compile(r"(?:page )?(\d{1,5}) ?(?:/|of) ?(\d{1,5})", re.IGNORECASE)
+_DATE_STAMP = re.compile(r"\d{1,2}/\d{1,2}/\d{2,4} \S")
+
+_HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
+    r"(?:Ords?\.|Ordinance|Code\b|Res\.|Resolution|Amd\.|Amend|Min\.|Minutes|Mo\.|Acts?\b"
+    r"|Ga\. ?L|\d{4} Ga\. L)")
+_CROSS_REF = r"(?:Cross|State (?:[Ll]aw|[Cc]onstitution)|Charter) references?\s*—"
+_CROSS_REF_START = re.compile(_CROSS_REF)
+_CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
+
+# Heading/text boundary in a one-line section: a period (or colon) followed by
+# the end, an indent, a list marker or a history note ("strong"), or a period
+# followed by a capitalised word that does not close an abbreviation ("weak").
+_BOUNDARY = re.compile(r"[.:]\]?(?=\s|$)")
+_STRONG_TAIL = re.compile(
+    r"\s*$|\s{2,}|\s(?:\((?:[a-zA-Z]{1,4}|\d{1,3})\)|[a-zA-Z]\.|\d+(?:\.\d+)+\.?)(?:\s|$)"
+    r"|\s\((?:Ord|Code|Res|Amd|Min)\b")
+_WEAK_TAIL = re.compile(r"\s(?![a-z,;:)])\S")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Sec|Secs|No|Nos|Co|Inc|Corp|Ltd|Jr|Sr|St|Dr|Mt|Ft|vs|Ch|Art|Arts|Div|Ord|Res|Min|Amd|Par"
+    r"|Para|Subd|seq|al|approx|Dept|Govt|Ga|Supp)|(?<![\w.])[A-Za-z](?:\.[A-Za-z])*|\b[A-Z]{1,3}-\d+[A-Z]?)\.$")
+_KEEP_FINAL_PERIOD = ("etc.", "Inc.", "Co.", "Corp.", "Ltd.", "Jr.", "Sr.", "No.", "seq.")
+
+
+def normalize(line: str) -> str:
+    """One line with invisible characters removed and any run of spaces (tabs, em spaces) as one space."""
+    return _SPACES.sub(" ", _INVISIBLE.sub("", line)).strip()
+
+
+def split_heading(rest: str) -> tuple[str, str]:
+    """Split what follows ``Sec. N. - `` into (heading, text that ran into the same line)."""
+    rest = rest.rstrip()
+    for m in _BOUNDARY.finditer(rest):
+        end, tail = m.end(), rest[m.end():]
+        if _STRONG_TAIL.match(tail):
+            return rest[:end], tail
+        if m.group().startswith(".") and _WEAK_TAIL.match(tail) and not _ABBREVIATION.search(rest[:end]):
+            return rest[:end], tail
+    return rest, ""
+
+
+def clean_heading(heading: str) -> str:
+    """A section heading as stored: spaces normalised, the final period dropped (``etc.`` keeps it)."""
+    heading = normalize(heading)
+    if heading.endswith(".") and not heading.endswith(_KEEP_FINAL_PERIOD):
+        heading = heading[:-1].rstrip()
+    return heading
+
+
+def heading_level(line: str) -> tuple[int, str] | None:
+    """(level, cleaned text) when ``line`` is a PART/Chapter/ARTICLE/... heading (0 = outermost)."""
+    line = _FOOTNOTE_TAIL.sub("", normalize(line))
+    if len(line) > 300:
+        return None
+    if m := HEADING_LINE.fullmatch(line):
+        kind = m["kind"].lower()
+        if kind == "subdivision" or not re.search("[a-z]", m["title"]):  # titles are in capitals
+            return _KINDS[kind], line
+        return None
+    if m := _BARE_HEADING.fullmatch(line):
+        return _KINDS[m["kind"].lower()], line
+    if m := _ROMAN_HEADING.fullmatch(line):
+        return _KINDS["article"], line
+    return None
+
+
+def _closing_group(line: str) -> int | None:
+    """Index of the ``(`` that matches the ``)`` ending ``line`` (None when unbalanced or not a group)."""
+    if not line.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(line) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(line[i], 0)
+        if depth == 0:
+            return i
+    return None
+
+
+def _citation(group: str) -> str | None:
+    """The citation inside ``(Ord. of 6-17-2008, § 1)``-like text, or None when it is not one."""
+    inner = group[1:-1].strip()
+    return inner if _HISTORY_START.match(inner) and re.search(r"\d", inner) else None
+
+
+def _boilerplate(lines: list[str]) -> set[str]:
+    """Page headers and page numbers: ``n/N`` lines, the lines next to them, dated print headers."""
+    totals = Counter(m[2] for line in lines if (m := _PAGE_NUMBER.fullmatch(line)) and int(m[1]) <= int(m[2]))
+    pages = {total for total, n in totals.items() if n >= max(2, int(total) // 2)}
+    at = [i for i, line in enumerate(lines) if (m := _PAGE_NUMBER.fullmatch(line)) and m[2] in pages]
+    drop = {lines[i] for i in at}
+    near = Counter(lines[j] for i in at for j in (i - 1, i + 1) if 0 <= j < len(lines))
+    drop |= {line for line, n in near.items() if n >= max(2, len(at) // 2)}
+    drop |= {line for line, n in Counter(lines).items() if n >= 3 and _DATE_STAMP.match(line)}
+    drop.discard("")
+    return drop
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text`` (any line break, CR included), stripped, without page boilerplate or
+    stray list markers. Inner spacing is kept: it tells a heading from text that ran into it."""
+    lines = [line.strip() for line in text.splitlines()]
+    drop = _boilerplate([normalize(line) for line in lines])
+    return [line for line in lines
+            if line and (n := normalize(line)) and n not in drop and not _LIST_MARKER.fullmatch(n)]
+
+
+@dataclass
+class _Open:
+    number: str
+    heading: str
+    path: list[str]
+    lines: list[str] = field(default_factory=list)
+    reserved_range: bool = False
+
+
+class Assembler:
+    """Turns a stream of headings and lines into sections (shared by the text, TEI and PDF parsers)."""
+
+    def __init__(self) -> None:
+        self.path: list[tuple[int, str]] = []
+        self.sections: list[Section] = []
+        self._open: _Open | None = None
+        self._untitled = False  # the last heading (``ARTICLE - V.``) takes its title from the next line
+
+    def heading(self, text: str, level: int | None = None) -> None:
+        """A heading line; ``level`` overrides the level read from the text (TEI div heads)."""
+        found = heading_level(text)
+        entry = found[1] if found else _FOOTNOTE_TAIL.sub("", normalize(text)).strip()
+        level = level if level is not None else found[0] if found else len(self.path)
+        self._close()
+        self.path = [(lv, h) for lv, h in self.path if lv < level] + [(level, entry)]
+        self._untitled = bool(_BARE_HEADING.fullmatch(entry))
+
+    def feed(self, lines: list[str]) -> None:
+        for line in lines:
+            m = SECTION_LINE.fullmatch(line)
+            if m:
+                self._start(m)
+            elif heading_level(line):
+                self.heading(line)
+            elif BACK_MATTER.match(line):
+                self._close()
+            elif self._open is not None:
+                self._open.lines.append(line)
+            elif self._untitled and not re.search("[a-z]", line):
+                level, entry = self.path[-1]
+                self.path[-1] = (level, f"{entry} {normalize(line)}")
+                self._untitled = False
+
+    def finish(self) -> list[Section]:
+        self._close()
+        if not self.sections:
+            raise FormatError("no section line (`Sec. <number>. - <heading>`) found")
+        return self.sections
+
+    def _start(self, m: re.Match[str]) -> None:
+        self._close()
+        rest = m["rest"] or ""
+        if m["open"] and rest.rstrip().endswith("]"):
+            rest = rest.rstrip()[:-1]
+        heading, spill = split_heading(rest)
+        number = normalize(m["number"])
+        self._open = _Open(number, clean_heading(heading), [h for _, h in self.path],
+                           reserved_range=m.group().lstrip("[").startswith("Secs.") or "—" in number)
+        if spill.strip():
+            self._open.lines.append(spill.strip())
+        self._untitled = False
+
+    def _close(self) -> None:
+        if self._open is not None:
+            self.sections.append(_section(self._open))
+            self._open = None
+
+
+def _section(s: _Open) -> Section:
+    """History notes and cross-references taken out of the text; status from heading and text."""
+    lines = [normalize(line) for line in s.lines]
+    if lines:  # one-line flavour: notes run into the last line
+        last = lines.pop()
+        refs: list[str] = []
+        if m := _CROSS_REF_INLINE.search(last):
+            last, notes = last[: m.start()].rstrip(), last[m.start():]
+            starts = [r.start() for r in _CROSS_REF_START.finditer(notes)] + [len(notes)]
+            refs = [notes[a:b].strip() for a, b in zip(starts, starts[1:], strict=False)]
+        start = _closing_group(last)
+        if start and _citation(last[start:]):  # a trailing note after some text
+            lines += [last[:start].rstrip(), last[start:]]
+        else:
+            lines.append(last)
+        lines += refs
+    text: list[str] = []
+    history: list[str] = []
+    refs = []
+    in_ref = False
+    for line in lines:
+        if _closing_group(line) == 0 and (citation := _citation(line)):
+            history.append(citation)
+            in_ref = False
+        elif _CROSS_REF_START.match(line):
+            refs.append(line)
+            in_ref = not line.endswith(".")
+        elif in_ref:  # a wrapped cross-reference goes on until a line ends with a period
+            refs[-1] += " " + line
+            in_ref = not line.endswith(".")
+        else:
+            text.append(line)
+    body = "\n".join(text)
+    status = _status(s.heading, body, s.reserved_range)
+    if status == "reserved" and not re.search("[A-Za-z]", body):  # layout debris (`.....`, `3`), not text
+        body = ""
+    return Section(number=s.number, heading=s.heading, text=body, path=s.path, history=history,
+                   cross_references=refs, status=status)
+
+
+def _status(heading: str, text: str, reserved_range: bool) -> str:
+    words = heading.strip("[]() .").lower()
+    first = text.lstrip("[(").lower()
+    if words.startswith(("repealed", "deleted", "rescinded")) or first.startswith("repealed"):
+        return "repealed"
+    if words.startswith("reserved") or first.startswith("reserved") or (reserved_range and not text):
+        return "reserved"
+    return "active"
+
+
+def sections_from_text(text: str) -> list[Section]:
+    """All sections of a Municode full-text export, in order; FormatError when there is no section line."""
+    assembler = Assembler()
+    assembler.feed(text_lines(text))
+    return assembler.finish()
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    """Text (not markup, not binary) with a ``Sec. <number>. - `` line."""
+    if b"\x00" in head or head.startswith(b"%PDF-"):
+        return False
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if text.startswith("<"):
+        return False
+    return any(SECTION_LINE.match(line.strip()) for line in text.splitlines())
+
+
+@register("municode-text", sniff, extensions=(".txt",))
+def parse(path: Path, folder: Folder) -> Iterator[Section]:
+    yield from sections_from_text(decode_text(path.read_bytes(), path))

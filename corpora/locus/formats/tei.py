@@ -1,1 +1,75 @@
-"""(placeholder: being written)"""
+"""Georgia TEI markup of Municode codes (``tei-xml``), e.g. ``ga-muni-adairsville-code-full-markup.xml``.
+
+``<text><body>`` holds ``<div type="cover-info">`` and ``<div type="preface">``
+(front matter, skipped), ``<div type="charter">`` (and the related-laws /
+special-acts divs) with the charter as ``<p>`` text, and ``<div type="code">``
+with one ``<div type="chapter">`` per chapter: a ``<head>`` and ``<p>`` text. The
+text is Municode's, one paragraph per line, with ``Sec.`` lines and article or
+division headings inside; a div's ``<head>`` joins the path at its level and the
+text goes through the same assembly as the plain-text export.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from lxml import etree
+
+from . import Folder, FormatError, Section, register
+from .municode import Assembler, text_lines
+
+TEI = "http://www.tei-c.org/ns/1.0"
+FRONT_MATTER = {"cover-info", "preface", "front", "toc", "index"}
+_LEVEL_BY_TYPE = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "division": 4,
+                  "subdivision": 5}
+
+
+def _root_tag(head: bytes) -> str | None:
+    """The root element's ``{namespace}name`` from the first bytes, or None when not XML."""
+    parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True)
+    with contextlib.suppress(etree.XMLSyntaxError):  # the root's start event comes before any error
+        parser.feed(head)
+    return next((el.tag for _, el in parser.read_events()), None)
+
+
+def sniff(head: bytes, path: Path) -> bool:
+    return _root_tag(head) == f"{{{TEI}}}TEI"
+
+
+def _load(path: Path) -> etree._Element:
+    try:
+        return etree.fromstring(path.read_bytes(), etree.XMLParser(resolve_entities=False, no_network=True))
+    except etree.XMLSyntaxError as exc:
+        reason = re.sub(r",? line \d+, column \d+$", "", exc.msg or str(exc))
+        raise FormatError(f"malformed XML at line {exc.lineno}: {reason}") from None
+
+
+def _walk(div: etree._Element, assembler: Assembler) -> None:
+    """Feed one div's head, paragraphs and nested divs to the assembler, in document order."""
+    for child in div:
+        if not isinstance(child.tag, str):
+            continue
+        name = etree.QName(child).localname
+        if name == "head":
+            assembler.heading(child.xpath("string()"), _LEVEL_BY_TYPE.get(div.get("type", ""), 2))
+        elif name == "div":
+            if child.get("type") not in FRONT_MATTER:
+                _walk(child, assembler)
+        else:  # <p>, <ab>, <list>, ...: text that holds Sec. lines
+            assembler.feed(text_lines(child.xpath("string()")))
+
+
+@register("tei-xml", sniff, extensions=(".xml",))
+def parse(path: Path, folder: Folder) -> Iterator[Section]:
+    root = _load(path)
+    if root.tag != f"{{{TEI}}}TEI":
+        raise FormatError(f"root element is {etree.QName(root).localname}, not TEI")
+    body = root.find(f"{{{TEI}}}text/{{{TEI}}}body")
+    if body is None:
+        raise FormatError("TEI without <text><body>")
+    assembler = Assembler()
+    _walk(body, assembler)
+    yield from assembler.finish()

@@ -1,0 +1,1 @@
+"""Label-shift importance weights with finite-sample confidence regions."""

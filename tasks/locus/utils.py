@@ -1,0 +1,37 @@
+"""LOCUS tasks: data from the built folder's evaluation configs, catchline scoring."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import datasets
+from rouge_score import rouge_scorer
+
+from neurips26.tasks import dataset_folder
+
+_ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+_PUNCT = re.compile(f"[{re.escape(string.punctuation)}]")
+
+
+def _load(config: str) -> datasets.DatasetDict:
+    return datasets.load_dataset(str(dataset_folder("locus")), config)
+
+
+def load_domain(**kwargs) -> datasets.DatasetDict:
+    return _load("domain")
+
+
+def load_catchline(**kwargs) -> datasets.DatasetDict:
+    return _load("catchline")
+
+
+def normalize(text: str) -> str:
+    """Lower-case, no punctuation, single spaces (exact match ignores case and punctuation)."""
+    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+
+
+def score_catchline(doc: dict, results: list[str]) -> dict[str, float]:
+    prediction, gold = normalize(results[0]), normalize(doc["heading"])
+    rouge = _ROUGE.score(gold, prediction)["rougeL"].fmeasure if prediction and gold else 0.0
+    return {"exact_match": float(prediction == gold), "rougeL": rouge}
