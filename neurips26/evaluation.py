@@ -50,10 +50,8 @@ def task_manager():
 
 def list_tasks() -> dict[str, list[str]]:
     """{"groups": [...], "tasks": [...]} known in our tasks folder."""
-    index = task_manager().task_index
-    groups = sorted(k for k, v in index.items() if v["type"] == "group")
-    tasks = sorted(k for k, v in index.items() if v["type"] == "task")
-    return {"groups": groups, "tasks": tasks}
+    manager = task_manager()
+    return {"groups": sorted(manager.all_groups), "tasks": sorted(manager.all_subtasks)}
 
 
 def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, limit: float | None = None,

@@ -112,6 +112,6 @@ def search(folder: Path, query: str, filters: Filters | None = None, limit: int 
             ORDER BY score DESC, d.section_id
             LIMIT ?"""
         args = [numbers, numbers, words or query, *params, limit]
-        return con.execute(sql, args).fetch_arrow_table()
+        return con.execute(sql, args).to_arrow_table()
     finally:
         con.close()

@@ -68,7 +68,7 @@ def run_query(sql: str, folders: dict[str, Path]) -> pa.Table:
     if statements[0].type != duckdb.StatementType.SELECT:
         raise QueryError(f"only SELECT queries are allowed, not {statements[0].type.name}")
     try:
-        return con.execute(sql).fetch_arrow_table()
+        return con.execute(sql).to_arrow_table()
     except duckdb.Error as exc:
         raise QueryError(str(exc).splitlines()[0]) from None
     finally:

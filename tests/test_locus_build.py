@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import yaml
 
 from neurips26 import hubfolder
 from neurips26.corpora.locus import build as locus
+from tests.conftest import REAL
 
 CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline")
 
@@ -203,34 +205,10 @@ def test_unusable_csv_is_a_clear_error(tmp_path: Path) -> None:
 
 # --- the real shared sample -------------------------------------------------------------
 
-REAL = [  # jurisdiction_id, folder under shared/data/locus, name, kind, state, counties
-    ("adairsville", "georgia/adairsville", "City of Adairsville", "city", "GA", "Bartow County"),
-    ("baldwin-county", "georgia/baldwin-county", "Baldwin County", "county", "GA", "Baldwin County"),
-    ("edison", "georgia/edison", "City of Edison", "city", "GA", "Calhoun County"),
-    ("fairmount", "georgia/fairmount", "City of Fairmount", "city", "GA", "Gordon County"),
-    ("arcade", "georgia/arcade", "City of Arcade", "city", "GA", "Jackson County"),
-    ("athens-clarke", "georgia/athens-clarke", "Athens-Clarke County", "consolidated", "GA", "Clarke County"),
-    ("spanish-fork", "spanish-fork-ut", "Spanish Fork City", "city", "UT", "Utah County"),
-    ("dc", "dc-code", "District of Columbia", "district", "DC", "District of Columbia"),
-]
-
-
-def real_raw(locus_raw: Path, root: Path) -> Path:
-    """A raw folder in the input contract, linking to the shared real files."""
-    root.mkdir(parents=True, exist_ok=True)
-    lines = ["jurisdiction_id,name,kind,state,counties,source"]
-    for jid, folder, name, kind, state, counties in REAL:
-        (root / jid).symlink_to(locus_raw / folder, target_is_directory=True)
-        lines.append(f"{jid},{name},{kind},{state},{counties},shared/data/locus/{folder}")
-    (root / "jurisdictions.csv").write_text("\n".join(lines) + "\n")
-    return root
-
-
 @pytest.fixture(scope="module")
-def real_build(locus_raw: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, locus.BuildReport]:
-    base = tmp_path_factory.mktemp("real")
-    out = base / "locus"
-    return out, locus.build(raw=real_raw(locus_raw, base / "raw"), out=out, workers=2)
+def real_build(real_locus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, locus.BuildReport]:
+    out = tmp_path_factory.mktemp("real") / "locus"
+    return out, locus.build(raw=real_locus, out=out, workers=2)
 
 
 def test_real_sample_counts(real_build: tuple[Path, locus.BuildReport], locus_raw: Path) -> None:
@@ -246,9 +224,13 @@ def test_real_sample_counts(real_build: tuple[Path, locus.BuildReport], locus_ra
     assert len(by_j["dc"]) == len(list((locus_raw / "dc-code/titles/8/sections").glob("*.xml")))
     # every Sec./Secs. line of a Municode export is one section (Adairsville comes from its TEI twin)
     for jid, folder, *_ in REAL[:6]:
-        txt = next((locus_raw / folder).glob("*.txt"))
-        lines = re.findall(r"^Secs?\. ", txt.read_text(encoding="utf-8-sig"), re.M)
+        text = next((locus_raw / folder).glob("*.txt")).read_text(encoding="utf-8-sig")
+        # Fairmount's charter numbers its sections "Section 1.10. - ..."; Baldwin has one "[Sec. 4.3. - ...]"
+        lines = re.findall(r"^(?:\[?Secs?\. |Section [0-9.]+\. - )", text, re.M)
         assert len(by_j[jid]) == len(lines), jid
+        numbers = Counter(s["number"] for s in by_j[jid])
+        for number in re.findall(r"^Sec\. (\S+?)\. - ", text, re.M):
+            assert numbers[number] > 0, (jid, number)
     files = {f["path"]: f for f in json.loads((out / "build_report.json").read_text())["files"]}
     assert files["adairsville/ga-muni-adairsville-code-full.txt"]["status"] == "duplicate"
     assert {s["format"] for s in by_j["adairsville"]} == {"tei-xml"}

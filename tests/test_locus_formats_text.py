@@ -114,8 +114,7 @@ def test_paths_history_and_cross_references(parsed: dict[str, list[Section]]) ->
             assert all(not h.startswith("(") and h.count("(") == h.count(")") for h in s.history), where
             assert not NOTE_LINE.search(s.text), where
             assert "Footnotes:" not in s.text and "FOOTNOTE(S)" not in s.text, where
-    share = sum(bool(s.history) for s in parsed["athens-clarke"]) / len(parsed["athens-clarke"])
-    assert share == 1.0
+    assert all(s.history for s in parsed["athens-clarke"])  # each of its sections ends with one
 
 
 @pytest.mark.parametrize("name", PDF_DUMPS)

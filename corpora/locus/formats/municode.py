@@ -24,6 +24,7 @@ tables and the state-law reference table at the back end the last section.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -224,26 +225,28 @@ class Assembler:
             self._open = None
 
 
+def _split_run_in_notes(line: str) -> list[str]:
+    """A section's last line with the history note and cross-references that ran into it split off."""
+    refs: list[str] = []
+    if m := _CROSS_REF_INLINE.search(line):
+        line, notes = line[: m.start()].rstrip(), line[m.start():]
+        starts = [r.start() for r in _CROSS_REF_START.finditer(notes)] + [len(notes)]
+        refs = [notes[a:b].strip() for a, b in itertools.pairwise(starts)]
+    start = _closing_group(line)
+    if start and _citation(line[start:]):
+        return [line[:start].rstrip(), line[start:], *refs]
+    return [line, *refs]
+
+
 def _section(s: _Open) -> Section:
     """History notes and cross-references taken out of the text; status from heading and text."""
     lines = [normalize(line) for line in s.lines]
-    if lines:  # one-line flavour: notes run into the last line
-        last = lines.pop()
-        refs: list[str] = []
-        if m := _CROSS_REF_INLINE.search(last):
-            last, notes = last[: m.start()].rstrip(), last[m.start():]
-            starts = [r.start() for r in _CROSS_REF_START.finditer(notes)] + [len(notes)]
-            refs = [notes[a:b].strip() for a, b in zip(starts, starts[1:], strict=False)]
-        start = _closing_group(last)
-        if start and _citation(last[start:]):  # a trailing note after some text
-            lines += [last[:start].rstrip(), last[start:]]
-        else:
-            lines.append(last)
-        lines += refs
+    if lines:
+        lines[-1:] = _split_run_in_notes(lines[-1])
     text: list[str] = []
     history: list[str] = []
-    refs = []
-    in_ref = False
+    refs: list[str] = []
+    in_ref = False  # a wrapped cross-reference goes on until a line ends with a period
     for line in lines:
         if _closing_group(line) == 0 and (citation := _citation(line)):
             history.append(citation)
@@ -251,11 +254,12 @@ def _section(s: _Open) -> Section:
         elif _CROSS_REF_START.match(line):
             refs.append(line)
             in_ref = not line.endswith(".")
-        elif in_ref:  # a wrapped cross-reference goes on until a line ends with a period
+        elif in_ref and not line.startswith("Editor's note"):
             refs[-1] += " " + line
             in_ref = not line.endswith(".")
         else:
             text.append(line)
+            in_ref = False
     body = "\n".join(text)
     status = _status(s.heading, body, s.reserved_range)
     if status == "reserved" and not re.search("[A-Za-z]", body):  # layout debris (`.....`, `3`), not text

@@ -39,20 +39,25 @@ def _ocr(page: pdfium.PdfPage, number: int) -> str:
         raise FormatError(f"OCR failed on page {number}: {exc.message.strip() or exc}") from None
 
 
+def _page_text(page: pdfium.PdfPage, number: int) -> str:
+    textpage = page.get_textpage()
+    try:
+        text = textpage.get_text_range()
+    finally:
+        textpage.close()
+    return text if text.strip() else _ocr(page, number)
+
+
 def pdf_text(path: Path) -> str:
     """The text of every page, in order (OCR where a page has no text layer)."""
     try:
         pdf = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
         raise FormatError(f"corrupt or unreadable PDF: {exc}") from None
-    pages: list[str] = []
     try:
-        for number, page in enumerate(pdf, start=1):
-            textpage = page.get_textpage()
-            text = textpage.get_text_range()
-            textpage.close()
-            pages.append(text if text.strip() else _ocr(page, number))
-            page.close()
+        pages = [_page_text(page, number) for number, page in enumerate(pdf, start=1)]
+    except pdfium.PdfiumError as exc:
+        raise FormatError(f"corrupt or unreadable PDF page: {exc}") from None
     finally:
         pdf.close()
     if not pages:
