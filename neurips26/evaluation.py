@@ -8,7 +8,9 @@ embedded default model (SmolLM2-135M-Instruct, see ``models.py``).
 
 On a GPU machine with the ``gpu`` extra (vLLM)::
 
-    neurips26 eval --model vllm --model-args pretrained=HuggingFaceTB/SmolLM2-135M-Instruct,dtype=auto,gpu_memory_utilization=0.8 --tasks neurips26
+    pip install -e ".[gpu]"
+    neurips26 eval --model vllm --tasks neurips26 \
+        --model-args pretrained=HuggingFaceTB/SmolLM2-135M-Instruct,dtype=auto,gpu_memory_utilization=0.8
 """
 
 from __future__ import annotations

@@ -73,7 +73,8 @@ def test_wheel_ships_every_subpackage_and_data(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("neurips26-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in ("neurips26/cli.py", "neurips26/corpora/locus/build.py", "neurips26/cards/locus.md",
-                     "neurips26/corpora/locus/sample/jurisdictions.csv", "neurips26/tasks/locus/locus_domain.yaml", "neurips26/tasks/__init__.py",
+                     "neurips26/corpora/locus/sample/jurisdictions.csv", "neurips26/tasks/locus/locus_domain.yaml",
+                     "neurips26/tasks/locus/utils.py", "neurips26/tasks/_neurips26.yaml", "neurips26/tasks/__init__.py",
                      "neurips26/methods/__init__.py", "neurips26/leaderboard/__init__.py"):
         assert required in names, required
     unpacked = tmp_path / "site"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from neurips26.corpora.locus import build as locus
 
 from neurips26 import hubfolder
-from neurips26.corpora.locus import build as locus
 from tests.conftest import REAL
 
 CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline")

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from neurips26.corpora.locus import build as locus
 from neurips26.corpora.locus import evalsets
 from neurips26.corpora.locus.domains import domain_of_path, domains_of_heading

@@ -44,7 +44,7 @@ class Boxes:
         return len(self.mu_lo)
 
     def contains(self, C: np.ndarray, mu: np.ndarray, p: np.ndarray | None = None) -> bool:
-        ok = (self.C_lo <= C).all() and (C <= self.C_hi).all() and (self.mu_lo <= mu).all() and (mu <= self.mu_hi).all()
+        ok = (self.C_lo <= C).all() and (self.C_hi >= C).all() and (self.mu_lo <= mu).all() and (mu <= self.mu_hi).all()
         if self.p_lo is not None and p is not None:
             ok = ok and (self.p_lo <= p).all() and (p <= self.p_hi).all()
         return bool(ok)

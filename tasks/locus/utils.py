@@ -6,9 +6,8 @@ import re
 import string
 
 import datasets
-from rouge_score import rouge_scorer
-
 from neurips26.tasks import dataset_folder
+from rouge_score import rouge_scorer
 
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 _PUNCT = re.compile(f"[{re.escape(string.punctuation)}]")
