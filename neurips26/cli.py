@@ -25,7 +25,7 @@ def _expected_errors() -> tuple[type[Exception], ...]:
     from neurips26.corpora.locus.build import BuildError
     from neurips26.sql import QueryError
 
-    return (BuildError, QueryError, ValueError, FileNotFoundError)
+    return (BuildError, QueryError, ValueError, FileNotFoundError, FileExistsError)
 
 
 def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -270,7 +270,14 @@ def write_croissant(folder: Path, configs: list[ConfigSpec], meta: Mapping[str, 
 
 
 def reset_folder(folder: Path) -> None:
-    """Remove what an earlier build wrote (data/, card, metadata) and nothing else."""
+    """Remove what an earlier build wrote (data/, card, metadata) and nothing else.
+
+    Refuses a non-empty folder that is not an earlier build (no manifest.json),
+    so a mistyped ``--out`` never deletes anything of the user's.
+    """
+    if folder.exists() and any(folder.iterdir()) and not (folder / "manifest.json").is_file():
+        raise FileExistsError(f"{folder}: exists, is not empty and is not a dataset folder built here "
+                              "(no manifest.json); choose an empty or new --out")
     shutil.rmtree(folder / "data", ignore_errors=True)
     for name in ("README.md", "croissant.json", "manifest.json", "build_report.json"):
         (folder / name).unlink(missing_ok=True)

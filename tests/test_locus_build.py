@@ -290,3 +290,13 @@ def test_query_cannot_write_attach_install_or_read_elsewhere(sample: Path, tmp_p
         with pytest.raises(QueryError):
             run_query(sql, folders)
     assert not target.exists()
+
+
+def test_build_refuses_to_overwrite_a_folder_it_did_not_build(tmp_path: Path) -> None:
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "data").mkdir()
+    (precious / "data" / "thesis.tex").write_text("years of work")
+    with pytest.raises(FileExistsError, match="not a dataset folder"):
+        locus.build(out=precious)
+    assert (precious / "data" / "thesis.tex").read_text() == "years of work"
