@@ -86,12 +86,10 @@ def build(
         task = bar.add_task(f"building {resource}", total=None)
         report = module.build(raw=raw, out=out, workers=workers,
                               progress=lambda done, total: bar.update(task, completed=done, total=total))
-    console.print(f"[green]built[/green] {out}: {report.sections:,} sections; files in {report.files_in} = "
-                  f"parsed {report.files_parsed} + duplicate {report.files_duplicate} + "
-                  f"rejected {report.files_rejected} ({'reconciles' if report.reconciles else 'DOES NOT RECONCILE'})"
-                  f"; {report.rows_rejected} csv row problem(s), {report.record_errors} record warning(s)")
-    if report.files_rejected or report.rows_rejected:
-        console.print(f"see the errors config: neurips26 query \"SELECT * FROM {resource}.errors\"")
+    console.print(f"[green]built[/green] {out}: {report.summary()}", highlight=False)
+    if report.problems:
+        console.print(f"see the errors config: neurips26 query \"SELECT * FROM {out.name}.errors\" --data {out.parent}",
+                      highlight=False)
 
 
 @app.command()

@@ -154,6 +154,17 @@ class BuildReport:
     def reconciles(self) -> bool:
         return self.files_in == self.files_parsed + self.files_duplicate + self.files_rejected
 
+    def summary(self) -> str:
+        """One line for the CLI: counts, and whether files in = parsed + duplicate + rejected."""
+        return (f"{self.sections:,} sections; files in {self.files_in} = parsed {self.files_parsed} + duplicate "
+                f"{self.files_duplicate} + rejected {self.files_rejected} "
+                f"({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); {self.rows_rejected} csv row "
+                f"problem(s), {self.record_errors} record warning(s)")
+
+    @property
+    def problems(self) -> int:
+        return self.files_rejected + self.rows_rejected
+
 
 def natural_key(text: str) -> list:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
