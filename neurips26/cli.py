@@ -211,6 +211,12 @@ def _submit_results(run) -> None:
         return
 
 
+# Commands that live with their method or component: one module each, registered here.
+from neurips26.methods.labelshift.cli import labelshift  # noqa: E402
+
+app.command()(friendly(labelshift))
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="neurips26")
 

@@ -32,16 +32,20 @@ def bbse(C: np.ndarray, mu: np.ndarray, max_cond: float = 1e6, clip: bool = True
 
 
 def rlls(C: np.ndarray, mu: np.ndarray, n: int, delta: float = 0.1, rho: float | None = None,
-         max_cond: float = 1e6) -> np.ndarray:
+         alpha: float = 0.01, max_cond: float = 1e6) -> np.ndarray:
     """RLLS: w = 1 + theta, theta = argmin ||C theta - b||_2 + rho ||theta||_2 with b = mu - C 1.
 
-    ``rho`` defaults to sqrt(log(2K / delta) / n), the order of ||C_hat - C||_2 (the paper's Delta_C
-    up to constants). Solved exactly: theta = 0, the BBSE solution, or a ridge solution whose
-    penalty lam satisfies lam ||theta|| = rho ||C theta - b|| (found by root search on log lam).
+    ``rho`` defaults to alpha * 3 Delta_C, Delta_C = 2 log(2K/delta) / (3n) + sqrt(2 log(2K/delta) / n)
+    the deviation bound on ||C_hat - C||_2, with the RLLS authors' default alpha = 0.01 (alpha = 1,
+    the bound itself, shrinks w far towards 1 at a few thousand samples). Solved exactly: theta = 0, the BBSE
+    solution, or a ridge solution whose penalty lam satisfies lam ||theta|| = rho ||C theta - b||
+    (root search on log lam); the constraint w >= 0 is applied by clipping.
     """
     check_conditioning(C, max_cond)
     K = len(mu)
-    rho = np.sqrt(np.log(2 * K / delta) / n) if rho is None else rho
+    if rho is None:
+        log_term = np.log(2 * K / delta)
+        rho = alpha * 3 * (2 * log_term / (3 * n) + np.sqrt(2 * log_term / n))
     b = mu - C.sum(axis=1)
     if np.linalg.norm(C.T @ b) <= rho * np.linalg.norm(b):  # 0 is a subgradient point
         return np.ones(K)

@@ -6,7 +6,8 @@
 2. ``gaussian_elimination`` (baseline, Si et al., ICLR 2024): interval Gaussian elimination on the
    interval system [C | mu], giving an outer enclosure of every w with C w = mu for C, mu in the boxes.
 3. ``lp_region`` (ours): the same constraints kept jointly as a polyhedron in (w, mu, q) with
-   q_ij = C_ij w_j, and each [min w_k, max w_k] read off by linear programming (HiGHS).
+   q_ij = C_ij w_j, and each [min w_k, max w_k] read off by linear programming (HiGHS). q projects
+   out exactly unless column constraints are added, leaving an LP in (w, mu) with 2K variables.
 
 Because w >= 0, L_ij <= C_ij <= U_ij is exactly L_ij w_j <= q_ij <= U_ij w_j, so the region contains
 every w that the boxes allow and nothing the boxes rule out: its intervals lie inside the
@@ -111,10 +112,9 @@ def gaussian_elimination(boxes: Boxes) -> WeightIntervals:
     K = boxes.K
     A_lo = np.hstack([boxes.C_lo, boxes.mu_lo[:, None]]).astype(float)
     A_hi = np.hstack([boxes.C_hi, boxes.mu_hi[:, None]]).astype(float)
-    unbounded = WeightIntervals(np.zeros(K), np.full(K, np.inf), "ge", 0.0)
     for k in range(K):
-        if A_lo[k, k] <= 0 <= A_hi[k, k]:
-            return WeightIntervals(unbounded.lo, unbounded.hi, "ge", time.perf_counter() - start)
+        if A_lo[k, k] <= 0 <= A_hi[k, k]:  # the pivot may be 0: no enclosure
+            return WeightIntervals(np.zeros(K), np.full(K, np.inf), "ge", time.perf_counter() - start)
         f_lo, f_hi = _div(A_lo[k + 1:, k], A_hi[k + 1:, k], A_lo[k, k], A_hi[k, k])
         p_lo, p_hi = _mul(f_lo[:, None], f_hi[:, None], A_lo[k, k + 1:][None], A_hi[k, k + 1:][None])
         A_lo[k + 1:, k + 1:], A_hi[k + 1:, k + 1:] = A_lo[k + 1:, k + 1:] - p_hi, A_hi[k + 1:, k + 1:] - p_lo
@@ -135,18 +135,8 @@ def tighten(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(lo, 1 - (hi.sum() - hi)), np.minimum(hi, 1 - (lo.sum() - lo))
 
 
-def region_constraints(boxes: Boxes) -> dict:
-    """``linprog`` arguments for the region in x = (w, mu, q) (q row-major, q_ij = C_ij w_j).
-
-    Constraints (all hold for the true values whenever they lie in their boxes):
-      L_ij w_j <= q_ij <= U_ij w_j        entry boxes of C, exact because w >= 0
-      sum_j q_ij = mu_i,  mu in its box    target marginal mu = C w
-      sum_i mu_i = 1                       mu is a distribution (so sum_ij q_ij = 1: p_target sums to 1)
-      Lp_j w_j <= sum_i q_ij <= Up_j w_j   source label marginal p_j = sum_i C_ij in its box
-      q >= 0, w >= 0
-    Boxes are first tightened with sum_ij C_ij = 1, sum_i mu_i = 1, sum_j p_j = 1, and p is
-    intersected with the column sums of the C box.
-    """
+def _boxes_for_lp(boxes: Boxes) -> tuple[np.ndarray, ...]:
+    """Boxes shrunk with sum_ij C_ij = 1, sum_i mu_i = 1, sum_j p_j = 1 and p = column sums of C."""
     K = boxes.K
     L, U = (v.reshape(K, K) for v in tighten(boxes.C_lo.ravel(), boxes.C_hi.ravel()))
     mu_lo, mu_hi = tighten(boxes.mu_lo, boxes.mu_hi)
@@ -154,7 +144,38 @@ def region_constraints(boxes: Boxes) -> dict:
     if boxes.p_lo is not None:
         p_lo, p_hi = np.maximum(p_lo, boxes.p_lo), np.minimum(p_hi, boxes.p_hi)
     p_lo, p_hi = tighten(p_lo, p_hi)
+    return L, U, mu_lo, mu_hi, p_lo, p_hi
 
+
+def compact_constraints(boxes: Boxes) -> dict:
+    """``linprog`` arguments for the region in x = (w, mu): 2K variables.
+
+    For fixed (w, mu) the q_ij of row i only meet the row constraint sum_j q_ij = mu_i, so they exist
+    iff (L w)_i <= mu_i <= (U w)_i (the Oettli-Prager condition for w >= 0). Projecting q out this way
+    is exact for the entry boxes, the mu box and sum_i mu_i = 1; it drops only the source-marginal
+    column constraints of ``joint_constraints``, which couple rows.
+    """
+    K = boxes.K
+    L, U, mu_lo, mu_hi, _, _ = _boxes_for_lp(boxes)
+    eye = np.eye(K)
+    A_ub = np.block([[L, -eye], [-U, eye]])  # L w - mu <= 0 ; mu - U w <= 0
+    A_eq = np.r_[np.zeros(K), np.ones(K)][None]
+    bounds = [(0.0, None)] * K + list(zip(mu_lo, mu_hi, strict=True))
+    return dict(A_ub=A_ub, b_ub=np.zeros(2 * K), A_eq=A_eq, b_eq=np.ones(1), bounds=bounds)
+
+
+def joint_constraints(boxes: Boxes) -> dict:
+    """``linprog`` arguments for the region in x = (w, mu, q) (q row-major, q_ij = C_ij w_j): K^2 + 2K variables.
+
+    Constraints (all hold for the true values whenever they lie in their boxes):
+      L_ij w_j <= q_ij <= U_ij w_j        entry boxes of C, exact because w >= 0
+      sum_j q_ij = mu_i,  mu in its box    target marginal mu = C w
+      sum_i mu_i = 1                       mu is a distribution (so sum_ij q_ij = 1: p_target sums to 1)
+      Lp_j w_j <= sum_i q_ij <= Up_j w_j   source label marginal p_j = sum_i C_ij in its box
+      q >= 0, w >= 0
+    """
+    K = boxes.K
+    L, U, mu_lo, mu_hi, p_lo, p_hi = _boxes_for_lp(boxes)
     nv = 2 * K + K * K
     qi = (2 * K + np.arange(K * K)).reshape(K, K)  # column index of q_ij
     wj = np.tile(np.arange(K), K)  # w index for each q (row-major)
@@ -166,30 +187,37 @@ def region_constraints(boxes: Boxes) -> dict:
     # Lp_j w_j - sum_i q_ij <= 0 ; sum_i q_ij - Up_j w_j <= 0
     col_rows = np.r_[np.arange(K), np.repeat(np.arange(K), K)]
     col_cols = np.r_[np.arange(K), qi.T.ravel()]
-    col_lo = sparse.csr_matrix((np.r_[p_lo, -np.ones(K * K)], (col_rows, col_cols)), (K, nv))
-    col_hi = sparse.csr_matrix((np.r_[-p_hi, np.ones(K * K)], (col_rows, col_cols)), (K, nv))
+    col_lo = sparse.csr_matrix((np.r_[p_lo, -ones], (col_rows, col_cols)), (K, nv))
+    col_hi = sparse.csr_matrix((np.r_[-p_hi, ones], (col_rows, col_cols)), (K, nv))
     A_ub = sparse.vstack([box_lo, box_hi, col_lo, col_hi]).tocsr()
     # sum_j q_ij - mu_i = 0 ; sum_i mu_i = 1
-    row_sum = sparse.csr_matrix((np.r_[np.ones(K * K), -np.ones(K)],
-                                 (np.r_[np.repeat(np.arange(K), K), np.arange(K)], np.r_[qi.ravel(), K + np.arange(K)])),
-                                (K, nv))
+    row_rows = np.r_[np.repeat(np.arange(K), K), np.arange(K)]
+    row_cols = np.r_[qi.ravel(), K + np.arange(K)]
+    row_sum = sparse.csr_matrix((np.r_[ones, -np.ones(K)], (row_rows, row_cols)), (K, nv))
     total = sparse.csr_matrix((np.ones(K), (np.zeros(K, int), K + np.arange(K))), (1, nv))
     A_eq = sparse.vstack([row_sum, total]).tocsr()
     bounds = [(0.0, None)] * K + list(zip(mu_lo, mu_hi, strict=True)) + [(0.0, None)] * (K * K)
     return dict(A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=np.r_[np.zeros(K), 1.0], bounds=bounds)
 
 
-def lp_region(boxes: Boxes) -> WeightIntervals:
+def lp_region(boxes: Boxes, formulation: str = "auto") -> WeightIntervals:
     """Marginal intervals [min w_k, max w_k] over the region: 2K linear programs (HiGHS dual simplex).
+
+    ``formulation``: "compact" (2K variables), "joint" (K^2 + 2K variables, adds the source-marginal
+    column constraints) or "auto" (joint when the boxes carry source marginals, else compact).
 
     Raises ``EmptyRegionError`` when no point fits: then the boxes missed a true value (probability
     <= delta) or the data contradict label shift.
     """
     start = time.perf_counter()
     K = boxes.K
-    problem = region_constraints(boxes)
+    if formulation == "auto":
+        formulation = "compact" if boxes.p_lo is None else "joint"
+    if formulation not in ("compact", "joint"):
+        raise ValueError(f"formulation must be auto, compact or joint, got {formulation!r}")
+    problem = compact_constraints(boxes) if formulation == "compact" else joint_constraints(boxes)
     lo, hi = np.zeros(K), np.full(K, np.inf)
-    c = np.zeros(2 * K + K * K)
+    c = np.zeros(problem["A_ub"].shape[1])
     for k in range(K):
         for sign in (1.0, -1.0):
             c[k] = sign
