@@ -21,7 +21,9 @@ import pyarrow as pa
 from .sql import QueryError, shard_paths
 
 NUMBER = re.compile(r"\b[0-9IVXivx]+(?:[-.][0-9A-Za-z]+)+\b|§\s*[\w.-]+")
-INDEX_COLUMNS = "section_id, jurisdiction_id, state, number, heading, text"
+INDEX_VERSION = 2  # bump when the index layout changes, so stale indexes are not reused
+SNIPPET = 240  # characters of text shown with a hit
+CITED_NUMBER = r"[0-9][0-9A-Za-z.-]*[0-9A-Za-z]"  # section numbers a text mentions, e.g. 8-101.05a
 
 
 def cache_dir() -> Path:
@@ -41,7 +43,7 @@ def fts_extension() -> Path:
 
 def index_path(folder: Path) -> Path:
     digest = hashlib.sha256((folder / "manifest.json").read_bytes()).hexdigest()[:16]
-    return cache_dir() / "search" / f"{folder.name}-{digest}.duckdb"
+    return cache_dir() / "search" / f"{folder.name}-{digest}-v{INDEX_VERSION}.duckdb"
 
 
 def ensure_index(folder: Path) -> Path:
@@ -59,9 +61,16 @@ def ensure_index(folder: Path) -> Path:
     try:
         con.execute(f"LOAD '{fts_extension()}'")
         files = ", ".join("'" + p.replace("'", "''") + "'" for p in shards)
-        con.execute(f"CREATE TABLE docs AS SELECT {INDEX_COLUMNS} FROM read_parquet([{files}])")
-        con.execute("PRAGMA create_fts_index('docs', 'section_id', 'heading', 'text', "
+        con.execute(f"CREATE TABLE full_text AS SELECT section_id, heading, text FROM read_parquet([{files}])")
+        con.execute("PRAGMA create_fts_index('full_text', 'section_id', 'heading', 'text', "
                     "stemmer='porter', stopwords='english', overwrite=1)")
+        # The BM25 index lives in its own schema; keep only what results show, not a second copy of the text.
+        con.execute(f"""CREATE TABLE docs AS SELECT section_id, jurisdiction_id, state, number, heading,
+                        left(text, {SNIPPET}) AS snippet,
+                        list_distinct(regexp_extract_all(text, '{CITED_NUMBER}')) AS cited
+                        FROM read_parquet([{files}])""")
+        con.execute("DROP TABLE full_text")
+        con.execute("CHECKPOINT")
     finally:
         con.close()
     tmp.replace(path)
@@ -100,18 +109,19 @@ def search(folder: Path, query: str, filters: Filters | None = None, limit: int 
             params.append(filters.county)
         numbers = [n.lstrip("§").strip().rstrip(".") for n in NUMBER.findall(query)]
         words = NUMBER.sub(" ", query).strip()
-        exact = "CASE WHEN d.number IN (SELECT unnest(?::VARCHAR[])) THEN 2 " \
-                "WHEN list_has_any(regexp_extract_all(d.text, '[0-9][0-9A-Za-z.-]*[0-9A-Za-z]'), ?::VARCHAR[]) " \
-                "THEN 1 ELSE 0 END"
+        # exact: 2 = the section's own number, 1 = its text cites the number; only when the query has numbers
+        exact = ("CASE WHEN d.number IN (SELECT unnest(?::VARCHAR[])) THEN 2 "
+                 "WHEN list_has_any(d.cited, ?::VARCHAR[]) THEN 1 ELSE 0 END") if numbers else "0"
+        bm25 = "fts_main_full_text.match_bm25(section_id, ?)" if words or not numbers else "NULL"
         sql = f"""
-            SELECT d.section_id, d.jurisdiction_id, d.state, d.number, d.heading,
-                   left(d.text, 240) AS snippet, score
-            FROM (SELECT *, {exact} AS exact, fts_main_docs.match_bm25(section_id, ?) AS bm25 FROM docs d) d,
-                 LATERAL (SELECT coalesce(d.bm25, 0) + 1000 * d.exact AS score)
+            SELECT d.section_id, d.jurisdiction_id, d.state, d.number, d.heading, d.snippet,
+                   coalesce(d.bm25, 0) + 1000 * d.exact AS score
+            FROM (SELECT *, {exact} AS exact, {bm25} AS bm25 FROM docs d) d
             WHERE {' AND '.join(where)} AND (d.exact > 0 OR d.bm25 IS NOT NULL)
             ORDER BY score DESC, d.section_id
             LIMIT ?"""
-        args = [numbers, numbers, words or query, *params, limit]
+        args = ([numbers, numbers] if numbers else []) + ([words or query] if words or not numbers else [])
+        args += [*params, limit]
         return con.execute(sql, args).to_arrow_table()
     finally:
         con.close()

@@ -258,17 +258,17 @@ def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
                 record_errors.append({"source_file": rel, "jurisdiction_id": jurisdiction.jurisdiction_id,
                                       "level": "record", "reason": gap})
 
-    # The same code in two formats (a text export and its XML markup): keep the best one.
-    kept: list[tuple[FileReport, formats.Format, list[formats.Section]]] = []
-    for item in sorted(parsed, key=lambda t: FORMAT_PREFERENCE.index(t[1].name)
-                       if t[1].name in FORMAT_PREFERENCE else len(FORMAT_PREFERENCE)):
-        numbers = {s.number for s in item[2]}
-        twin = next((k for k in kept if numbers and _overlap(numbers, {s.number for s in k[2]})), None)
+    # The same code in two formats (a text export and its XML markup): keep the best one. A twin always
+    # has another format, so files of one format (625 D.C. section files) are never compared.
+    kept: list[tuple[FileReport, formats.Format, set[str]]] = []
+    for report, fmt, sections in sorted(parsed, key=lambda t: _preference(t[1].name)):
+        numbers = {s.number for s in sections}
+        twin = next((k for k in kept if k[1] is not fmt and numbers and _overlap(numbers, k[2])), None)
         if twin:
-            item[0].status = "duplicate"
-            item[0].reason = f"same code as {twin[0].path} (kept: {twin[1].name})"
+            report.status = "duplicate"
+            report.reason = f"same code as {twin[0].path} (kept: {twin[1].name})"
         else:
-            kept.append(item)
+            kept.append((report, fmt, numbers))
     kept_paths = {k[0].path for k in kept}
 
     rows: list[dict] = []
@@ -282,12 +282,16 @@ def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
                 "section_id": f"{jurisdiction.jurisdiction_id}:{section.number}{suffix}",
                 "jurisdiction_id": jurisdiction.jurisdiction_id,
                 "state": jurisdiction.state,
-                **{k: v for k, v in asdict(section).items()},
+                **vars(section),
                 "order": len(rows),
                 "source_file": report.path,
                 "format": fmt.name,
             })
     return CodeResult(jurisdiction.jurisdiction_id, rows, reports, record_errors)
+
+
+def _preference(format_name: str) -> int:
+    return FORMAT_PREFERENCE.index(format_name) if format_name in FORMAT_PREFERENCE else len(FORMAT_PREFERENCE)
 
 
 def _overlap(a: set[str], b: set[str]) -> bool:
