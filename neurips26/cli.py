@@ -184,9 +184,10 @@ def eval_(
     data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
     apply_chat_template: Annotated[bool, typer.Option(help="Use the model's chat template.")] = False,
     submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
+    revision: Annotated[str | None, typer.Option(help="With --submit: commit sha of the evaluated weights.")] = None,
 ) -> None:
     """Evaluate a model on our lm-eval tasks (lm_eval.simple_evaluate with our tasks folder)."""
-    from neurips26 import evaluation
+    from neurips26 import evaluation, models
 
     run = evaluation.run([t.strip() for t in tasks.split(",") if t.strip()], model, model_args, limit=limit,
                          num_fewshot=num_fewshot, batch_size=int(batch_size) if batch_size.isdigit() else batch_size,
@@ -200,21 +201,26 @@ def eval_(
     console.print(table)
     console.print(f"results: {run.results_file}", highlight=False)
     if submit:
-        _submit_results(run)
+        from neurips26.leaderboard.cli import submit as submit_results
 
-
-def _submit_results(run) -> None:
-    try:
-        from neurips26.leaderboard import store  # noqa: F401
-    except ImportError:
-        console.print("--submit: the leaderboard store is not available in this version; results kept on disk")
-        return
+        embedded = model_args is None and model == "hf"
+        if not embedded and not revision:
+            raise ValueError("--submit needs --revision (the commit sha of the evaluated weights)")
+        submit_results(run.results_file, run.samples_files,
+                       model=models.DEFAULT_MODEL_ID if embedded else evaluation.parse_model_args(model_args)
+                       .get("pretrained", ""),
+                       revision=revision or models.default_model_revision(),
+                       license=models.DEFAULT_MODEL_LICENSE if embedded else "unknown",
+                       model_type="instruction-tuned" if embedded else "other")
 
 
 # Commands that live with their method or component: one module each, registered here.
+from neurips26.leaderboard.cli import leaderboard, submit  # noqa: E402
 from neurips26.methods.labelshift.cli import labelshift  # noqa: E402
+from neurips26.space.serve import serve  # noqa: E402
 
-app.command()(friendly(labelshift))
+for command in (submit, leaderboard, serve, labelshift):
+    app.command()(friendly(command))
 
 
 def main() -> None:  # pragma: no cover - console entry point

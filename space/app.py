@@ -1,0 +1,286 @@
+"""The leaderboard Space: Gradio 6 with native components.
+
+Tabs: Leaderboard (an Overall table and one per benchmark, with search, filters,
+column choice, confidence intervals, rank ranges and a score/size plot), Submit
+(upload an lm-eval results file and its samples, fill the metadata, see the
+verdict at once), Model page (per-task scores and the run's configuration) and
+Datasets (read-only SQL over the built dataset folders).
+
+Run locally with ``neurips26 serve`` (no login; see ``serve.py``). On a Hugging Face Space
+(``SPACE_ID`` set) submitting needs a Hugging Face login and is limited to
+``NEURIPS26_DAILY_LIMIT`` submissions per user per UTC day (default 5).
+"""
+
+import os
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import polars as pl
+import typer
+from neurips26.leaderboard import schema
+from neurips26.space import logic
+from neurips26.space.serve import serve
+
+PRECISIONS = list(schema.PRECISIONS)
+MODEL_TYPES = list(schema.MODEL_TYPES)
+LICENSES = ["apache-2.0", "mit", "bsd-3-clause", "cc-by-4.0", "cc-by-nc-4.0", "llama3.1", "gemma", "other"]
+DEFAULT_DAILY_LIMIT = 5
+DEFAULT_SQL = "SELECT state, kind, count(*) AS jurisdictions FROM locus.jurisdictions GROUP BY ALL ORDER BY ALL"
+
+INTRO = """# neurips26 leaderboard
+Models evaluated with [lm-eval](https://github.com/EleutherAI/lm-evaluation-harness) on the neurips26 tasks.
+Scores come with 95% confidence intervals; the rank range is every rank those intervals allow.
+Submit an lm-eval results file (and its samples) in the Submit tab; every run's configuration is on its
+Model page, so that anyone can repeat it."""
+
+
+def on_space() -> bool:
+    """Whether the app runs on a Hugging Face Space."""
+    return bool(os.environ.get("SPACE_ID"))
+
+
+def space_daily_limit() -> int:
+    """Submissions per user per UTC day on a Space: ``$NEURIPS26_DAILY_LIMIT``, default 5."""
+    return int(os.environ.get("NEURIPS26_DAILY_LIMIT", DEFAULT_DAILY_LIMIT))
+
+
+def build_app(store_root: Path | None = None, data_root: Path | None = None, daily_limit: int | None = None,
+              require_login: bool | None = None) -> gr.Blocks:
+    """The Space's Blocks over the store at ``store_root`` and the dataset folders under ``data_root``.
+
+    ``require_login`` defaults to running on a Space; there ``daily_limit`` defaults to
+    ``$NEURIPS26_DAILY_LIMIT`` (5). Locally, without ``daily_limit``, submissions are unlimited.
+    """
+    from neurips26.leaderboard.catalog import shipped_tasks
+    from neurips26.leaderboard.store import Store, default_root
+    from neurips26.tasks import data_root as default_data_root
+
+    store = Store(Path(store_root) if store_root else default_root())
+    data_root = Path(data_root) if data_root else default_data_root()
+    require_login = on_space() if require_login is None else require_login
+    if daily_limit is None and require_login:
+        daily_limit = space_daily_limit()
+    groups = logic.task_groups(shipped_tasks())
+    tasks = [task for members in groups.values() for task in members]
+    shown_boards = [logic.OVERALL, *groups]  # a tab each; the Per task tab shows the chosen task
+
+    with gr.Blocks(title="neurips26 leaderboard", analytics_enabled=False) as demo:
+        gr.Markdown(INTRO)
+        with gr.Tabs() as tabs:
+            with gr.Tab("Leaderboard", id="leaderboard"):
+                raw = gr.State({})
+                with gr.Row():
+                    search = gr.Textbox(label="Search models", placeholder="model id; separate terms with ,",
+                                        elem_id="search", scale=3)
+                    min_b = gr.Number(label="Min params (B)", value=0, minimum=0, elem_id="min-params")
+                    max_b = gr.Number(label="Max params (B), 0: no limit", value=0, minimum=0, elem_id="max-params")
+                    refresh = gr.Button("Refresh", scale=0)
+                with gr.Row():
+                    precisions = gr.CheckboxGroup(PRECISIONS, value=PRECISIONS, label="Precision")
+                    types = gr.CheckboxGroup(MODEL_TYPES, value=MODEL_TYPES, label="Model type")
+                with gr.Row():
+                    licenses = gr.Dropdown([], value=[], multiselect=True, label="License (empty: any)")
+                    columns = gr.CheckboxGroup(list(logic.OPTIONAL_COLUMNS), value=list(logic.DEFAULT_COLUMNS),
+                                               label="Columns (Rank, Model, Score and the per-benchmark scores "
+                                                     "are always shown)", scale=2)
+                unranked = gr.Textbox(label="Not ranked", interactive=False, visible=False, elem_id="unranked")
+                tables, board_tabs = [], []
+                current = gr.State(logic.OVERALL)  # the board whose plot shows; None: the chosen task
+                with gr.Tabs():
+                    for name in shown_boards:
+                        with gr.Tab(name, id=f"board-{name}") as board_tab:
+                            tables.append(gr.Dataframe(label=f"{name} leaderboard", interactive=False,
+                                                       elem_id=f"board-{name}", max_height=600))
+                        board_tabs.append(board_tab)
+                    with gr.Tab("Per task", id="board-task") as board_tab:
+                        task = gr.Dropdown(tasks, value=tasks[0] if tasks else None, label="Task",
+                                           elem_id="task-pick")
+                        tables.append(gr.Dataframe(label="Task leaderboard", interactive=False, elem_id="board-task",
+                                                   max_height=600))
+                    board_tabs.append(board_tab)
+                plot = gr.Plot(label="Score against parameter count", elem_id="score-plot")
+                gr.Markdown("Select a row to open its model page. Overall is the mean of the per-task scores; "
+                            "a benchmark's score is the mean over its tasks.")
+
+            with gr.Tab("Submit", id="submit"):
+                if require_login:
+                    gr.Markdown(f"Sign in with your Hugging Face account to submit (at most {daily_limit} "
+                                "submissions per day).")
+                    gr.LoginButton()
+                else:
+                    gr.Markdown("Running locally: no login needed."
+                                + (f" At most {daily_limit} submissions per submitter per day." if daily_limit else ""))
+                with gr.Row():
+                    results_file = gr.File(label="lm-eval results file (results_*.json)", file_types=[".json"],
+                                           elem_id="results-file")
+                    samples_files = gr.File(label="Samples files (samples_*.jsonl, optional)", file_count="multiple",
+                                            file_types=[".jsonl"], elem_id="samples-files")
+                with gr.Row():
+                    model_id = gr.Textbox(label="Model id (ORG/NAME on the Hub)", elem_id="model-id", scale=2)
+                    revision = gr.Textbox(label="Revision (commit hash, 7-64 hex)", elem_id="revision", scale=2)
+                    params = gr.Textbox(label="Parameters (e.g. 135M, 7B)", elem_id="params")
+                with gr.Row():
+                    precision = gr.Dropdown(PRECISIONS, value=None, label="Precision", elem_id="precision")
+                    model_type = gr.Dropdown(MODEL_TYPES, value=None, label="Model type", elem_id="model-type")
+                    license_ = gr.Dropdown(LICENSES, value=None, allow_custom_value=True, label="License",
+                                           elem_id="license")
+                    submitter = gr.Textbox(label="Submitter", value="local", visible=not require_login,
+                                           elem_id="submitter")
+                submit = gr.Button("Submit", variant="primary", elem_id="submit-button")
+                verdict = gr.Textbox(label="Verdict", interactive=False, lines=3, elem_id="verdict")
+                submitted_scores = gr.Dataframe(logic.entry_scores(store, None), label="Scores read from the file",
+                                                interactive=False, elem_id="submitted-scores")
+
+            with gr.Tab("Model page", id="model"):
+                pick = gr.Dropdown([], value=None, label="Submission", elem_id="model-pick")
+                about = gr.Dataframe(label="Submission", interactive=False, wrap=True, elem_id="model-about")
+                breakdown = gr.Dataframe(label="Per-task scores", interactive=False, elem_id="model-breakdown")
+                command = gr.Code(label="Reproduce the run", language="shell", interactive=False)
+                settings = gr.Dataframe(label="Run configuration", interactive=False, wrap=True,
+                                        elem_id="model-settings", max_height=700)
+                chat_template = gr.Code(label="Chat template", language="jinja2", interactive=False)
+
+            with gr.Tab("Datasets", id="datasets"):
+                gr.Markdown("Read-only SQL over the built dataset folders: one view `<resource>.<config>` per "
+                            f"config; one SELECT at a time, at most {logic.MAX_SQL_ROWS} rows shown.")
+                with gr.Row():
+                    views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320)
+                    with gr.Column(scale=2):
+                        sql = gr.Code(value=DEFAULT_SQL, language="sql", label="SQL", interactive=True, lines=6,
+                                      elem_id="sql")
+                        run_button = gr.Button("Run", variant="primary", elem_id="run-sql")
+                        sql_status = gr.Textbox(label="Status", interactive=False, elem_id="sql-status")
+                sql_result = gr.Dataframe(label="Result", interactive=False, wrap=True, elem_id="sql-result")
+
+        # ------------------------------------------------------------ leaderboard
+        filter_inputs = [raw, current, task, search, min_b, max_b, precisions, types, licenses, columns]
+        cache = logic.BoardCache(store, groups)
+
+        def load() -> tuple[dict[str, pl.DataFrame], Any, Any]:
+            loaded, problems = cache.get()
+            return (loaded, gr.Dropdown(choices=logic.licenses_of(loaded)),
+                    gr.Textbox(value="\n".join(problems), visible=bool(problems)))
+
+        def load_fresh() -> tuple[dict[str, pl.DataFrame], Any, Any]:
+            cache.clear()
+            return load()
+
+        def render(loaded: dict[str, pl.DataFrame], plotted: str | None, task_name: str | None, text: str,
+                   low: float | None, high: float | None, precision_values: list[str], type_values: list[str],
+                   license_values: list[str], chosen: list[str]) -> list[Any]:
+            filters = logic.Filters(text, low or None, high or None, precision_values, type_values,
+                                    license_values or None)
+            shown = {name: logic.filter_board(board, filters) for name, board in loaded.items()}
+            parts = {logic.OVERALL: list(groups), **groups}  # the score columns of each table
+            names = [*shown_boards, task_name]
+            frames = [logic.format_board(shown.get(name, logic.empty_board()),
+                                         {part: shown[part] for part in parts.get(name, []) if part in shown})
+                      for name in names]
+            frames = [logic.select_columns(frame, chosen) for frame in frames]
+            plotted = plotted or task_name or ""
+            return ([gr.Dataframe(value=frame, datatype=logic.column_types(frame)) for frame in frames]
+                    + [logic.score_plot(shown.get(plotted, logic.empty_board()), plotted)])
+
+        def opener(name: str | None) -> Any:
+            def open_model(loaded: dict[str, pl.DataFrame], task_name: str | None, shown: Any,
+                           event: gr.SelectData) -> tuple[Any, Any]:
+                row = dict(zip(list(shown.columns), event.row_value or [], strict=False))
+                submission = logic.submission_of_row(row, loaded.get(name or task_name or "", logic.empty_board()))
+                if submission is None:
+                    return gr.Dropdown(), gr.Tabs()
+                return gr.Dropdown(choices=model_choices(), value=submission), gr.Tabs(selected="model")
+
+            return open_model
+
+        reload = {"fn": load, "inputs": None, "outputs": [raw, licenses, unranked]}
+        redraw = {"fn": render, "inputs": filter_inputs, "outputs": [*tables, plot]}
+        demo.load(**reload).then(**redraw)
+        refresh.click(load_fresh, None, reload["outputs"]).then(**redraw)
+        gr.on([task.change, search.change, min_b.change, max_b.change, precisions.change, types.change,
+               licenses.change, columns.change], **redraw)
+        for name, board_tab in zip([*shown_boards, None], board_tabs, strict=True):
+            board_tab.select(logic.constant(name), None, current).then(**redraw)
+
+        # ------------------------------------------------------------ submit
+        def fill_from(path: str | None) -> list[Any]:
+            guess = logic.prefill(logic.read_json(Path(path))) if path else {}
+            return [gr.Textbox(value=guess["model_id"]) if "model_id" in guess else gr.Textbox(),
+                    gr.Textbox(value=guess["revision"]) if "revision" in guess else gr.Textbox(),
+                    gr.Textbox(value=str(guess["params"])) if "params" in guess else gr.Textbox(),
+                    gr.Dropdown(value=guess["precision"]) if "precision" in guess else gr.Dropdown()]
+
+        results_file.upload(fill_from, results_file, [model_id, revision, params, precision])
+
+        def do_submit(user: str | None, *fields: Any) -> tuple[str, Any]:
+            if user is None:
+                return "Sign in with Hugging Face to submit.", None
+            text, entry = logic.submit(store, user, daily_limit, *fields)
+            if entry is not None:
+                cache.clear()
+            return text, None if entry is None else logic.entry_scores(store, entry.id)
+
+        def submit_on_space(results_path: str | None, samples: list[str] | None, model_id: str, revision: str,
+                            precision: str | None, params: str, model_type: str | None, license_: str | None,
+                            profile: gr.OAuthProfile | None) -> tuple[str, Any]:
+            return do_submit(profile.username if profile else None, results_path, samples, model_id, revision,
+                             precision, params, model_type, license_)
+
+        def submit_locally(results_path: str | None, samples: list[str] | None, model_id: str, revision: str,
+                           precision: str | None, params: str, model_type: str | None, license_: str | None,
+                           name: str) -> tuple[str, Any]:
+            return do_submit((name or "").strip() or "local", results_path, samples, model_id, revision, precision,
+                             params, model_type, license_)
+
+        submit_inputs = [results_file, samples_files, model_id, revision, precision, params, model_type, license_]
+        handler = submit_on_space if require_login else submit_locally
+        if not require_login:
+            submit_inputs.append(submitter)
+        # One submission at a time (all users): the daily-limit count cannot race.
+        submitted = submit.click(handler, submit_inputs, [verdict, submitted_scores], concurrency_limit=1)
+        submitted.then(**reload).then(**redraw)
+
+        # ------------------------------------------------------------ model page
+        def model_choices() -> list[tuple[str, int]]:
+            return logic.submission_choices(store.entries(include_rejected=False))
+
+        def first_model() -> Any:
+            choices = model_choices()
+            return gr.Dropdown(choices=choices, value=choices[0][1] if choices else None)
+
+        def show_model(submission_id: int | None, loaded: dict[str, pl.DataFrame]) -> list[Any]:
+            page = logic.model_page(store, submission_id, loaded)
+            return [page.about, page.breakdown, page.command, page.settings, page.chat_template]
+
+        model_outputs = [about, breakdown, command, settings, chat_template]
+        for name, table in zip([*shown_boards, None], tables, strict=True):
+            table.select(opener(name), [raw, task, table], [pick, tabs])
+        pick.change(show_model, [pick, raw], model_outputs)
+        demo.load(first_model, None, pick)
+        submitted.then(lambda: gr.Dropdown(choices=model_choices()), None, pick)
+
+        # ------------------------------------------------------------ datasets
+        def list_views() -> pl.DataFrame:
+            from neurips26.sql import dataset_folders
+
+            return logic.dataset_views(dataset_folders(data_root))
+
+        def query(text: str) -> tuple[str, Any]:
+            frame, status = logic.run_sql(text, data_root)
+            return status, gr.Dataframe(value=frame, datatype=logic.column_types(frame))
+
+        demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])
+        run_button.click(query, sql, [sql_status, sql_result])
+    return demo
+
+
+def main() -> None:
+    """Entry point of ``python app.py`` (what a Space runs): ``serve`` with its options, on all interfaces on a
+    Space."""
+    if on_space():
+        os.environ.setdefault("GRADIO_SERVER_NAME", "0.0.0.0")
+    typer.run(serve)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,602 @@
+"""The leaderboard on real lm-eval files: validation, dedupe, concurrency, intervals, rank ranges, bootstrap.
+
+One real evaluation of the embedded model (``--limit 2``) writes the results and samples files; every other
+submission here is derived from them (other model ids, perturbed scores, broken fields).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import json
+import math
+import multiprocessing
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import typer
+from neurips26.corpora.locus.build import build as build_locus
+from neurips26.leaderboard import ranking
+from neurips26.leaderboard.catalog import RANGES, shipped_tasks
+from neurips26.leaderboard.cli import leaderboard as leaderboard_command
+from neurips26.leaderboard.cli import submit as submit_command
+from neurips26.leaderboard.ranking import leaderboard, paired_bootstrap, point_ranks, rank_ranges, wilson
+from neurips26.leaderboard.schema import Limits, SubmissionRejected, clean_text, validate_results
+from neurips26.leaderboard.store import Store
+from typer.testing import CliRunner
+
+from neurips26 import evaluation
+
+REVISION = "0123456789abcdef0123456789abcdef01234567"
+TASKS = ["locus_catchline", "locus_domain"]
+
+
+# -- the real run and what is derived from it ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Results and samples files from a real lm-eval run of the embedded model on our tasks."""
+    root = tmp_path_factory.mktemp("leaderboard_eval")
+    build_locus(out=root / "data" / "locus")
+    with pytest.MonkeyPatch.context() as env:  # run() sets NEURIPS26_DATA; keep it out of other tests
+        env.setenv("NEURIPS26_DATA", str(root / "data"))
+        run = evaluation.run(["neurips26"], limit=2, output=root / "results", data=root / "data")
+    assert run.results_file is not None and len(run.samples_files) == 2
+    return {"file": run.results_file, "data": json.loads(run.results_file.read_text()),
+            "samples": {task: next(p for p in run.samples_files if p.name.startswith(f"samples_{task}_"))
+                        for task in TASKS}}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "lb")
+
+
+def meta(real: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    return {"model_id": "HuggingFaceTB/SmolLM2-135M-Instruct", "revision": REVISION, "precision": "float32",
+            "params": real["data"]["config"]["model_num_parameters"], "license": "apache-2.0",
+            "model_type": "instruction-tuned", "submitter": "alice", **changes}
+
+
+def variant(real: dict[str, Any], run: int = 0) -> dict[str, Any]:
+    """A copy of the real results dict; ``run`` changes its date, as another run of lm-eval would."""
+    data = copy.deepcopy(real["data"])
+    data["date"] = data["date"] + run
+    return data
+
+
+def dump(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, indent=2).encode()
+
+
+def set_score(data: dict[str, Any], task: str, metric: str, value: float, stderr: float, n: int | None = None) -> None:
+    data["results"][task][f"{metric},none"] = value
+    data["results"][task][f"{metric}_stderr,none"] = stderr
+    if n is not None:
+        data["n-samples"][task] = {"original": n, "effective": n}
+
+
+def samples_file(folder: Path, real: dict[str, Any], task: str, values: dict[str, list[float]],
+                 hashes: list[str] | None = None) -> Path:
+    """A samples file in lm-eval's layout: the real first row as template, one row per value."""
+    template = json.loads(real["samples"][task].read_text().splitlines()[0])
+    n = len(next(iter(values.values())))
+    rows = []
+    for i in range(n):
+        row = {**template, "doc_id": i, "doc_hash": hashes[i] if hashes else f"doc{i}"}
+        row.update({metric: v[i] for metric, v in values.items()})
+        rows.append(json.dumps(row))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"samples_{task}_2026-01-01T00-00-00.000000.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+# -- catalog ---------------------------------------------------------------------------------------------------
+
+
+def test_catalog_reads_the_shipped_task_yamls() -> None:
+    tasks = shipped_tasks()
+    assert set(TASKS) <= set(tasks)
+    domain, catchline = tasks["locus_domain"], tasks["locus_catchline"]
+    assert (domain.version, domain.group, domain.primary, list(domain.metrics)) == (1.0, "locus", "acc",
+                                                                                    ["acc", "acc_norm"])
+    assert (catchline.primary, list(catchline.metrics)) == ("rougeL", ["exact_match", "rougeL"])
+    assert domain.metrics["acc"].binary and not catchline.metrics["rougeL"].binary
+    assert all(metric in RANGES for spec in tasks.values() for metric in spec.metrics)
+
+
+# -- a real submission -----------------------------------------------------------------------------------------
+
+
+def test_real_results_and_samples_are_stored(store: Store, real: dict[str, Any]) -> None:
+    entry = store.submit(real["file"], meta(real), list(real["samples"].values()))
+    assert entry.status == "VALID", entry.reason
+    assert entry.results_sha256 == hashlib.sha256(real["file"].read_bytes()).hexdigest()
+    for path in [real["file"], *real["samples"].values()]:  # raw files kept content-addressed
+        sha = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert store.file_path(sha).read_bytes() == path.read_bytes()
+        assert store.file_path(sha) == store.root / "files" / sha[:2] / sha
+    scores = store.scores().to_pylist()
+    assert {(r["task"], r["metric"]) for r in scores} == {(t, m) for t in TASKS for m in shipped_tasks()[t].metrics}
+    for row in scores:
+        task = real["data"]["results"][row["task"]]
+        assert row["value"] == task[f"{row['metric']},none"] and row["stderr"] == task[f"{row['metric']}_stderr,none"]
+        assert row["n"] == 2 and row["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+        per_doc = store.sample_scores(entry.id, row["task"], row["metric"])
+        assert len(per_doc) == 2 and math.isclose(sum(per_doc.values()) / 2, row["value"])
+    with store._connect() as con:  # append-only history: PENDING, then VALID
+        history = con.execute("SELECT status FROM statuses WHERE submission_id = ? ORDER BY seq",
+                              [entry.id]).fetchall()
+    assert [s for (s,) in history] == ["PENDING", "VALID"]
+
+
+def test_scores_cache_follows_writes_from_any_store_object(tmp_path: Path, real: dict[str, Any]) -> None:
+    reader, writer = Store(tmp_path / "lb"), Store(tmp_path / "lb")
+    assert reader.scores().num_rows == 0
+    writer.submit(real["file"], meta(real))
+    first = reader.scores()
+    assert first.num_rows == 4 and reader.scores() is first  # unchanged store: no second read
+    writer.submit(dump(variant(real, 1)), meta(real, model_id="org/other"))
+    assert reader.scores().num_rows == 8 and reader.scores(fresh=True).num_rows == 8
+
+
+# -- rejections: each names the field and the reason ----------------------------------------------------------
+
+
+def _foreign_task(data: dict) -> None:
+    data["results"]["mmlu"] = dict(data["results"]["locus_domain"], name="mmlu", alias="mmlu")
+
+
+def _drop(path: str) -> Any:
+    def edit(data: dict) -> None:
+        *parents, last = path.split("/")
+        for part in parents:
+            data = data[part]
+        del data[last]
+    return edit
+
+
+def _put(path: str, value: Any) -> Any:
+    def edit(data: dict) -> None:
+        *parents, last = path.split("/")
+        for part in parents:
+            data = data[part]
+        data[last] = value
+    return edit
+
+
+REJECTIONS = [
+    ("not our task", _foreign_task, "results.mmlu", "not a task of this benchmark"),
+    ("task version", _put("versions/locus_domain", 2.0), "versions.locus_domain", "differs from the shipped"),
+    ("NaN metric", _put("results/locus_domain/acc,none", math.nan), "results.locus_domain.acc,none", "not finite"),
+    ("inf metric", _put("results/locus_catchline/rougeL,none", math.inf), "results.locus_catchline.rougeL,none",
+     "not finite"),
+    ("out of range", _put("results/locus_domain/acc,none", 1.5), "results.locus_domain.acc,none", "outside"),
+    ("negative", _put("results/locus_catchline/rougeL,none", -0.1), "results.locus_catchline.rougeL,none",
+     "outside"),
+    ("missing stderr", _drop("results/locus_domain/acc_stderr,none"), "results.locus_domain.acc_stderr,none",
+     "missing"),
+    ("N/A stderr", _put("results/locus_domain/acc_stderr,none", "N/A"), "results.locus_domain.acc_stderr,none",
+     "missing"),
+    ("missing metric", _drop("results/locus_catchline/rougeL,none"), "results.locus_catchline.rougeL,none",
+     "missing"),
+    ("foreign metric", _put("results/locus_domain/f1,none", 0.5), "results.locus_domain.f1,none", "not a metric"),
+    ("string metric", _put("results/locus_domain/acc,none", "0.9"), "results.locus_domain.acc,none",
+     "not a number"),
+    ("no lm-eval version", _drop("lm_eval_version"), "lm_eval_version", "missing"),
+    ("other lm-eval", _put("lm_eval_version", "0.3.0"), "lm_eval_version", "lm-eval 0.4"),
+    ("no sample count", _drop("n-samples/locus_domain"), "n-samples.locus_domain", "missing"),
+    ("no task version", _drop("versions/locus_catchline"), "versions.locus_catchline", "missing"),
+    ("changed prompt", _put("configs/locus_domain/doc_to_text", "Answer: {{label}}"),
+     "configs.locus_domain.doc_to_text", "differs from the shipped task locus_domain v1"),
+    ("no task config", _drop("configs/locus_catchline"), "configs.locus_catchline", "missing"),
+    ("params mismatch", _put("config/model_num_parameters", 7_000_000_000), "params", "lm-eval counted"),
+    ("dtype mismatch", _put("config/model_dtype", "torch.bfloat16"), "precision", "ran the model in bfloat16"),
+    ("sha mismatch", _put("config/model_sha", "fedcba9876543210"), "revision", "lm-eval loaded revision"),
+    ("other hub model", _put("config/model_args/pretrained", "SomeOrg/Other-7B"), "model_id",
+     "lm-eval evaluated SomeOrg/Other-7B"),
+]
+
+
+@pytest.mark.parametrize("edit, field, reason", [r[1:] for r in REJECTIONS], ids=[r[0] for r in REJECTIONS])
+def test_each_results_problem_is_rejected_by_name(store: Store, real: dict[str, Any], edit: Any, field: str,
+                                                  reason: str) -> None:
+    data = variant(real)
+    edit(data)
+    entry = store.submit(dump(data), meta(real, submitter="mallory"))
+    assert entry.status == "REJECTED"
+    assert f"{field}: " in entry.reason and reason in entry.reason, entry.reason
+    assert store.entries(submitter="mallory") == [entry]  # kept, visible to its submitter
+    assert store.entries(include_rejected=False) == [] and store.scores().num_rows == 0
+
+
+def test_validate_results_lists_every_problem(real: dict[str, Any]) -> None:
+    data = variant(real)
+    data["results"]["locus_domain"]["acc,none"] = math.nan
+    del data["lm_eval_version"]
+    with pytest.raises(SubmissionRejected) as caught:
+        validate_results(data, shipped_tasks())
+    fields = [field for field, _ in caught.value.problems]
+    assert fields == ["results.locus_domain.acc,none", "lm_eval_version"]
+    assert "results.locus_domain.acc,none: not finite" in str(caught.value)
+    ok = validate_results(real["data"], shipped_tasks())
+    assert ok.task_versions == {"locus_catchline": 1.0, "locus_domain": 1.0} and ok.lm_eval_version == "0.4.13"
+    assert "pretrained" not in ok.config["model_args"] and ok.config["limit"] == 2
+    # lm-eval writes N/A as the stderr of a custom (!function) aggregation: allowed, except on the ranked metric
+    tasks = shipped_tasks()
+    domain = tasks["locus_domain"]
+    tasks["locus_domain"] = dataclasses.replace(domain, metrics={
+        **domain.metrics, "acc_norm": dataclasses.replace(domain.metrics["acc_norm"], custom_aggregation=True)})
+    data = variant(real)
+    data["results"]["locus_domain"]["acc_norm_stderr,none"] = "N/A"
+    assert validate_results(data, tasks).tasks["locus_domain"].metrics["acc_norm"][1] is None
+    data["results"]["locus_domain"]["acc_stderr,none"] = "N/A"
+    with pytest.raises(SubmissionRejected, match="acc_stderr,none: missing"):
+        validate_results(data, tasks)
+
+
+@pytest.mark.parametrize("field, value, reason", [
+    ("revision", "local", "commit sha"), ("revision", "abc12", "commit sha"), ("revision", "xyz1234", "commit sha"),
+    ("precision", "fp8", "float32"), ("params", 0, "greater than 0"), ("params", 10**13, "less than"),
+    ("model_type", "base", "pretrained"), ("license", "", "at least 1"), ("model_id", "a b/c", "ORG/NAME"),
+    ("model_id", "x" * 200, "at most 128"), ("submitter", "<script>alert(1)</script>", "at least 1"),
+])
+def test_bad_metadata_is_rejected_and_kept(store: Store, real: dict[str, Any], field: str, value: Any,
+                                           reason: str) -> None:
+    entry = store.submit(real["file"], meta(real, **{field: value}))
+    assert entry.status == "REJECTED" and f"{field}: " in entry.reason and reason in entry.reason, entry.reason
+    assert store.entry(entry.id) == entry
+    assert "<" not in str(store.entry(entry.id))
+
+
+def test_oversize_files_are_rejected_and_not_kept(tmp_path: Path, real: dict[str, Any]) -> None:
+    size = real["file"].stat().st_size
+    small = Store(tmp_path / "lb", limits=Limits(results_bytes=size - 1, samples_bytes=100))
+    entry = small.submit(real["file"], meta(real))
+    assert entry.status == "REJECTED" and f"results: file is {size:,} bytes, over the limit of {size - 1:,}" \
+        in entry.reason
+    assert entry.results_sha256 == "" and not (small.root / "files").exists()
+    small = Store(tmp_path / "lb2", limits=Limits(samples_bytes=100))
+    entry = small.submit(real["file"], meta(real), [real["samples"]["locus_domain"]])
+    assert entry.status == "REJECTED" and f"samples.{real['samples']['locus_domain'].name}: file is" in entry.reason
+
+
+def test_not_json_and_wrong_samples_are_rejected(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
+    assert "results: not a JSON file" in store.submit(b"<html>", meta(real)).reason
+    assert "not an lm-eval results object" in store.submit(b"[1, 2]", meta(real)).reason
+    # per-document values that do not average to the reported score
+    doctored = samples_file(tmp_path / "a", real, "locus_domain", {"acc": [1.0, 1.0], "acc_norm": [1.0, 1.0]})
+    data = variant(real, 1)
+    set_score(data, "locus_domain", "acc", 0.0, 0.0)
+    set_score(data, "locus_domain", "acc_norm", 0.0, 0.0)
+    entry = store.submit(dump(data), meta(real, model_id="org/doctored"), [doctored])
+    assert entry.status == "REJECTED" and "per-document mean 1 differs from the results file's 0" in entry.reason
+    # a samples file of a task that is not in the results file
+    renamed = tmp_path / "samples_locus_other_2026-01-01T00-00-00.000000.jsonl"
+    renamed.write_bytes(real["samples"]["locus_domain"].read_bytes())
+    entry = store.submit(dump(variant(real, 2)), meta(real, model_id="org/renamed"), [renamed])
+    assert entry.status == "REJECTED" and f"samples.{renamed.name}: not named" in entry.reason
+    # repeated doc ids
+    lines = real["samples"]["locus_domain"].read_text().splitlines()
+    twice = tmp_path / "b" / real["samples"]["locus_domain"].name
+    twice.parent.mkdir()
+    twice.write_text(lines[0] + "\n" + lines[0] + "\n")
+    entry = store.submit(dump(variant(real, 3)), meta(real, model_id="org/twice"), [twice])
+    assert entry.status == "REJECTED" and ".doc_id: 0 is not a new" in entry.reason
+
+
+def test_markup_is_stripped_before_storing(store: Store, real: dict[str, Any]) -> None:
+    entry = store.submit(real["file"], meta(
+        real, model_id="<script>alert('x')</script>HuggingFaceTB/<b>SmolLM2-135M-Instruct</b>",
+        license='<img src=x onerror="alert(1)">apache-2.0', submitter="[bob](javascript:alert(1)) &lt;i&gt;"))
+    assert entry.status == "VALID", entry.reason
+    stored = store.entry(entry.id)
+    assert (stored.model_id, stored.license, stored.submitter) == ("HuggingFaceTB/SmolLM2-135M-Instruct",
+                                                                   "apache-2.0", "bob")
+    assert store.scores()["model_id"].to_pylist()[0] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    # all-markup text leaves nothing: rejected, and what is kept holds no markup either
+    entry = store.submit(dump(variant(real, 1)), meta(real, model_id="<script>alert(1)</script>"))
+    assert entry.status == "REJECTED" and entry.model_id == "" and "model_id: " in entry.reason
+
+
+@pytest.mark.parametrize("text, clean", [
+    ("&lt;script&gt;alert(1)&lt;/script&gt;org/model", "org/model"),
+    ("&amp;lt;b&amp;gt;bold&amp;lt;/b&amp;gt;", "bold"),
+    ("a<!-- hidden -->b", "ab"),
+    ("<style>x{}</style>mit", "mit"),
+    ("![x](http://e/x.png)name", "xname"),
+    ("ri\u202eght\u200b `code`", "right code"),
+    ("<svg onload=alert(1)", ""),
+    ("  many   spaces\n", "many spaces"),
+])
+def test_clean_text(text: str, clean: str) -> None:
+    assert clean_text(text) == clean
+
+
+# -- dedupe ----------------------------------------------------------------------------------------------------
+
+
+def test_duplicates_are_answered_with_the_existing_entry(store: Store, real: dict[str, Any]) -> None:
+    first = store.submit(real["file"], meta(real))
+    again = store.submit(real["file"], meta(real, submitter="bob"))
+    assert (again.id, again.duplicate_of, again.is_duplicate, again.status) == (first.id, first.id, True, "VALID")
+    # another run of the same evaluation, a short sha, another case: the same key
+    short = store.submit(dump(variant(real, 5)),
+                         meta(real, revision=REVISION[:7], model_id="huggingfacetb/smollm2-135m-instruct"))
+    assert short.duplicate_of == first.id
+    assert [e.id for e in store.entries()] == [first.id] and store.duplicates().num_rows == 2
+    # another evaluation config is another entry; the same file for another model is refused
+    fewshot = variant(real, 6)
+    fewshot["n-shot"]["locus_domain"] = 3
+    assert store.submit(dump(fewshot), meta(real)).duplicate_of is None
+    other = store.submit(real["file"], meta(real, model_id="someone/else"))
+    assert other.status == "REJECTED" and f"already submitted as #{first.id}" in other.reason
+    assert len(store.entries(include_rejected=False)) == 2
+
+
+def test_submit_many_dedupes_within_the_batch(store: Store, real: dict[str, Any]) -> None:
+    one, two = dump(variant(real, 1)), dump(variant(real, 2))
+    entries = store.submit_many([(one, meta(real), []), (two, meta(real), []), (b"{}", meta(real), []),
+                                 (one, meta(real, model_id="org/b"), [])])
+    assert [(e.id, e.status, e.duplicate_of) for e in entries] == [
+        (1, "VALID", None), (1, "VALID", 1), (2, "REJECTED", None), (3, "REJECTED", None)]
+    assert "already submitted as #1" in entries[3].reason and len(store.entries()) == 3
+
+
+def test_rejected_entries_do_not_block_a_corrected_resubmission(store: Store, real: dict[str, Any],
+                                                                tmp_path: Path) -> None:
+    wrong = samples_file(tmp_path, real, "locus_domain", {"acc": [0.0, 0.0], "acc_norm": [0.0, 0.0]})
+    rejected = store.submit(real["file"], meta(real, submitter="carol"), [wrong])
+    assert rejected.status == "REJECTED"
+    fixed = store.submit(real["file"], meta(real, submitter="carol"), [real["samples"]["locus_domain"]])
+    assert fixed.status == "VALID" and fixed.id != rejected.id and fixed.duplicate_of is None
+    assert [e.status for e in store.entries(submitter="carol")] == ["VALID", "REJECTED"]
+    assert [e.id for e in store.entries(include_rejected=False)] == [fixed.id]
+
+
+def test_a_submission_interrupted_after_storing_stays_pending(store: Store, real: dict[str, Any],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    def crash(*args: Any) -> None:
+        raise RuntimeError("killed")  # the process dies while it checks the samples files
+
+    monkeypatch.setattr(Store, "_check_samples", crash)
+    with pytest.raises(RuntimeError):
+        store.submit(real["file"], meta(real), list(real["samples"].values()))
+    monkeypatch.undo()
+    (pending,) = store.entries()
+    assert pending.status == "PENDING"
+    assert store.submit(real["file"], meta(real)).duplicate_of == pending.id  # not stored twice meanwhile
+    done = store.revalidate(pending.id)
+    assert done.status == "VALID" and store.scores().num_rows == 4
+    assert len(store.sample_scores(pending.id, "locus_domain", "acc")) == 2
+
+
+# -- concurrency -----------------------------------------------------------------------------------------------
+
+PROCESSES, PER_PROCESS, THREADS = 4, 25, 3
+
+
+def _submit_jobs(root: str, jobs: list[tuple[str, str, dict]]) -> list[tuple[str, int, int | None, str]]:
+    """Worker process: submit ``jobs`` from a few threads at once."""
+    store = Store(root)
+    with ThreadPoolExecutor(THREADS) as pool:
+        entries = list(pool.map(lambda job: (job[0], store.submit(Path(job[1]), job[2])), jobs))
+    return [(label, e.id, e.duplicate_of, e.status) for label, e in entries]
+
+
+def test_concurrent_submissions_are_stored_exactly_once(tmp_path: Path, real: dict[str, Any]) -> None:
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    distinct = []
+    for i in range(PROCESSES * PER_PROCESS):
+        data = variant(real, i)
+        set_score(data, "locus_domain", "acc", (i % 11) / 10, 0.1)
+        path = folder / f"results_{i}.json"
+        path.write_bytes(dump(data))
+        distinct.append((f"m{i}", str(path), meta(real, model_id=f"org/model-{i}", submitter=f"p{i % PROCESSES}")))
+    jobs: list[list[tuple[str, str, dict]]] = [[] for _ in range(PROCESSES)]
+    for i, job in enumerate(distinct):
+        p = i % PROCESSES
+        jobs[p].append(job)
+        if i % 10 == 0:  # the same submission from another process, and again from the same one
+            jobs[(p + 1) % PROCESSES].append(job)
+            jobs[p].append(job)
+    with multiprocessing.get_context("spawn").Pool(PROCESSES) as pool:
+        answers = [a for part in pool.starmap(_submit_jobs, [(str(tmp_path / "lb"), j) for j in jobs]) for a in part]
+    assert len(answers) == sum(map(len, jobs)) == 100 + 20
+
+    store = Store(tmp_path / "lb")
+    entries = store.entries()
+    assert len(entries) == len(distinct) and all(e.status == "VALID" for e in entries)
+    assert Counter(e.model_id for e in entries) == Counter(f"org/model-{i}" for i in range(len(distinct)))
+    ids = {label: {i for lab, i, _, _ in answers if lab == label} for label, _, _ in distinct}
+    assert all(len(found) == 1 for found in ids.values())  # every answer for a submission names one entry
+    assert {e.id: e.model_id for e in entries} == {next(iter(ids[f"m{i}"])): f"org/model-{i}"
+                                                   for i in range(len(distinct))}
+    duplicate_answers = [a for a in answers if a[2] is not None]
+    assert len(duplicate_answers) == len(answers) - len(distinct) == store.duplicates().num_rows
+    assert all(dup == i for _, i, dup, _ in duplicate_answers)
+    assert store.scores().num_rows == 4 * len(distinct)
+    assert sorted(e.id for e in entries) == list(range(1, len(distinct) + 1))
+
+
+# -- intervals and rank ranges ---------------------------------------------------------------------------------
+
+
+def test_wilson_interval_by_hand() -> None:
+    lo, hi = wilson(np.array([0.75, 0.0, 1.0]), np.array([4, 10, 10]))
+    # p=0.75, n=4: center (0.75 + 1.96^2/8) / (1 + 1.96^2/4) = 0.62753, half 0.32689
+    assert np.allclose([lo[0], hi[0]], [0.300642, 0.954413], atol=1e-6)
+    # p=0 over 10: [0, z^2/(n+z^2)] = [0, 0.277533]; p=1 mirrors it
+    assert np.allclose([lo[1], hi[1], lo[2], hi[2]], [0.0, 0.277533, 0.722467, 1.0], atol=1e-6)
+    # the bounds solve (p - b)^2 = z^2 b (1 - b) / n
+    for b in (lo[0], hi[0]):
+        assert math.isclose((0.75 - b) ** 2, ranking.Z95**2 * b * (1 - b) / 4, rel_tol=1e-9)
+
+
+def test_rank_ranges_by_hand() -> None:
+    lo = np.array([0.70, 0.60, 0.10, 0.85])
+    hi = np.array([0.90, 0.80, 0.30, 0.95])
+    best, worst = rank_ranges(lo, hi)
+    # A: nothing lies above 0.90, C lies below 0.70 -> 1..3; B: D above, C below -> 2..3; C: all three above -> 4..4;
+    # D: nothing above, B and C below -> 1..2
+    assert best.tolist() == [1, 2, 4, 1] and worst.tolist() == [3, 3, 4, 2]
+    best, worst = rank_ranges(np.array([0.0, 1.0]), np.array([1.0, 2.0]))  # touching is overlapping
+    assert best.tolist() == [1, 1] and worst.tolist() == [2, 2]
+    assert point_ranks(np.array([0.5, 0.7, 0.5, 0.1])).tolist() == [2, 1, 2, 4]
+    with pytest.raises(ValueError):
+        rank_ranges(np.array([0.5]), np.array([0.4]))
+
+
+def test_leaderboard_intervals_and_overall_by_hand(store: Store, real: dict[str, Any]) -> None:
+    cases = {"org/a": (0.80, 0.040, 0.50, 0.10), "org/b": (0.70, 0.046, 0.45, 0.10), "org/c": (0.30, 0.046, 0.10, 0.05)}
+    for i, (model, (acc, acc_se, rouge, rouge_se)) in enumerate(cases.items()):
+        data = variant(real, i)
+        set_score(data, "locus_domain", "acc", acc, acc_se, n=100)
+        set_score(data, "locus_catchline", "rougeL", rouge, rouge_se, n=100)
+        assert store.submit(dump(data), meta(real, model_id=model)).status == "VALID"
+    domain = leaderboard(store, task="locus_domain").to_pylist()
+    assert [r["model_id"] for r in domain] == ["org/a", "org/b", "org/c"]
+    # Wilson, p=0.8, n=100: center (0.8 + 0.019207) / 1.038415 = 0.788907, half 0.077733
+    assert math.isclose(domain[0]["ci_low"], 0.711170, abs_tol=1e-5)
+    assert math.isclose(domain[0]["ci_high"], 0.866640, abs_tol=1e-5)
+    # a [0.711, 0.867] and b [0.607, 0.781] overlap; c (~[0.219, 0.396]) lies below both
+    assert [(r["rank"], r["rank_best"], r["rank_worst"]) for r in domain] == [(1, 1, 2), (2, 1, 2), (3, 3, 3)]
+    catchline = leaderboard(store, task="locus_catchline").to_pylist()
+    # normal interval: 0.5 +- 1.96 * 0.1
+    assert math.isclose(catchline[0]["ci_low"], 0.304004, abs_tol=1e-6)
+    assert math.isclose(catchline[0]["ci_high"], 0.695996, abs_tol=1e-6)
+    overall = {r["model_id"]: r for r in leaderboard(store).to_pylist()}
+    a = overall["org/a"]
+    # mean (0.8 + 0.5) / 2; se sqrt(max(0.04, 0.077733/1.96)^2 + 0.1^2) / 2 = sqrt(0.04^2 + 0.1^2) / 2
+    assert math.isclose(a["score"], 0.65) and math.isclose(a["stderr"], math.sqrt(0.04**2 + 0.1**2) / 2)
+    assert math.isclose(a["ci_low"], 0.65 - ranking.Z95 * a["stderr"])
+    assert (a["n"], a["n_tasks"], a["rank"]) == (200, 2, 1)
+    assert leaderboard(store, group="locus").to_pylist() == leaderboard(store).to_pylist()
+    assert leaderboard(store).column_names == ranking.COLUMNS
+    with pytest.raises(ValueError, match="unknown task"):
+        leaderboard(store, task="mmlu")
+    with pytest.raises(ValueError, match="unknown group"):
+        leaderboard(store, group="mmlu")
+
+
+def test_lower_is_better_ranks_low_scores_first_and_reflects_in_the_overall(tmp_path: Path,
+                                                                          real: dict[str, Any]) -> None:
+    tasks = shipped_tasks()
+    catchline = tasks["locus_catchline"]
+    tasks["locus_catchline"] = dataclasses.replace(catchline, metrics={
+        **catchline.metrics, "rougeL": dataclasses.replace(catchline.metrics["rougeL"], higher_is_better=False)})
+    store = Store(tmp_path / "lb", tasks={name: tasks[name] for name in TASKS})
+    for i, rouge in enumerate((0.2, 0.6)):
+        data = variant(real, i)
+        set_score(data, "locus_domain", "acc", 0.5, 0.05, n=100)
+        set_score(data, "locus_catchline", "rougeL", rouge, 0.01, n=100)
+        assert store.submit(dump(data), meta(real, model_id=f"org/m{i}")).status == "VALID"
+    board = leaderboard(store, task="locus_catchline").to_pylist()
+    assert [(r["model_id"], r["score"], r["rank"], r["rank_best"], r["rank_worst"]) for r in board] == [
+        ("org/m0", 0.2, 1, 1, 1), ("org/m1", 0.6, 2, 2, 2)]
+    overall = leaderboard(store).to_pylist()
+    assert [r["model_id"] for r in overall] == ["org/m0", "org/m1"]
+    assert math.isclose(overall[0]["score"], (0.5 + (1 - 0.2)) / 2)  # rougeL enters as 1 - rougeL
+
+
+def test_empty_leaderboard_has_the_columns(store: Store) -> None:
+    table = leaderboard(store)
+    assert table.num_rows == 0 and table.column_names == ranking.COLUMNS
+
+
+# -- paired bootstrap ------------------------------------------------------------------------------------------
+
+
+def test_paired_bootstrap_on_real_samples(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
+    a = store.submit(real["file"], meta(real), list(real["samples"].values()))
+    # model b: the same documents, every acc flipped (results consistent with the samples)
+    flipped = [1.0 - v for _, v in sorted(store.sample_scores(a.id, "locus_domain", "acc").items())]
+    lines = [json.loads(line) for line in real["samples"]["locus_domain"].read_text().splitlines()]
+    for row, value in zip(lines, flipped, strict=True):
+        row["acc"] = value
+    path = tmp_path / "b" / real["samples"]["locus_domain"].name
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(row) + "\n" for row in lines))
+    data = variant(real, 1)
+    set_score(data, "locus_domain", "acc", sum(flipped) / 2, 0.5)
+    b = store.submit(dump(data), meta(real, model_id="org/flipped"), [path])
+    assert b.status == "VALID", b.reason
+    result = paired_bootstrap(store, a.id, b.id, "locus_domain", n_boot=2000)
+    a_mean = real["data"]["results"]["locus_domain"]["acc,none"]
+    assert result.n_docs == 2 and result.metric == "acc"
+    assert math.isclose(result.mean_diff, a_mean - sum(flipped) / 2)
+    assert result.ci_low <= result.mean_diff <= result.ci_high and 0 < result.p_value <= 1
+    same = paired_bootstrap(store, a.id, a.id, "locus_catchline", "rougeL", n_boot=500)
+    assert (same.mean_diff, same.ci_low, same.ci_high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
+    assert paired_bootstrap(store, a.id, b.id, "locus_domain", n_boot=300, seed=7) == \
+        paired_bootstrap(store, a.id, b.id, "locus_domain", n_boot=300, seed=7)
+    no_samples = store.submit(dump(variant(real, 2)), meta(real, model_id="org/nosamples"))
+    with pytest.raises(ValueError, match="no samples file"):
+        paired_bootstrap(store, a.id, no_samples.id, "locus_domain")
+
+
+def test_paired_bootstrap_finds_a_clearly_better_model(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
+    n, rng = 300, np.random.default_rng(1)
+    better = (rng.random(n) < 0.8).astype(float)
+    worse = np.where(rng.random(n) < 0.5, better, 0.0)  # b loses about half of a's correct answers
+    ids = []
+    for i, (model, values) in enumerate((("org/better", better), ("org/worse", worse))):
+        path = samples_file(tmp_path / model, real, "locus_domain", {"acc": list(values), "acc_norm": list(values)})
+        data = variant(real, i)
+        mean, se = float(values.mean()), float(values.std(ddof=1) / math.sqrt(n))
+        set_score(data, "locus_domain", "acc", mean, se, n=n)
+        set_score(data, "locus_domain", "acc_norm", mean, se)
+        entry = store.submit(dump(data), meta(real, model_id=model), [path])
+        assert entry.status == "VALID", entry.reason
+        ids.append(entry.id)
+    result = paired_bootstrap(store, ids[0], ids[1], "locus_domain", n_boot=5000)
+    assert math.isclose(result.mean_diff, better.mean() - worse.mean())
+    assert result.n_docs == n and 0 < result.ci_low < result.mean_diff < result.ci_high
+    assert result.p_value == 1 / 5001  # no resample as far from the observed difference as 0 is
+    reverse = paired_bootstrap(store, ids[1], ids[0], "locus_domain", n_boot=5000)
+    assert math.isclose(reverse.mean_diff, -result.mean_diff) and reverse.ci_high < 0
+    # documents that differ under the same doc_id (runs on different data) are refused
+    other = samples_file(tmp_path / "other", real, "locus_domain", {"acc": list(better), "acc_norm": list(better)},
+                         hashes=[f"x{i}" for i in range(n)])
+    data = variant(real, 9)
+    set_score(data, "locus_domain", "acc", float(better.mean()), 0.02, n=n)
+    set_score(data, "locus_domain", "acc_norm", float(better.mean()), 0.02)
+    third = store.submit(dump(data), meta(real, model_id="org/otherdata"), [other])
+    with pytest.raises(ValueError, match="different document"):
+        paired_bootstrap(store, ids[0], third.id, "locus_domain")
+
+
+# -- command line ----------------------------------------------------------------------------------------------
+
+
+def test_submit_and_leaderboard_commands(tmp_path: Path, real: dict[str, Any]) -> None:
+    app = typer.Typer()
+    app.command("submit")(submit_command)
+    app.command("leaderboard")(leaderboard_command)
+    runner = CliRunner()
+    root = str(tmp_path / "lb")
+    args = ["submit", str(real["file"]), "--model", "HuggingFaceTB/SmolLM2-135M-Instruct", "--revision", REVISION,
+            "--license", "apache-2.0", "--submitter", "alice", "--store", root]
+    samples = [arg for path in real["samples"].values() for arg in ("--samples", str(path))]
+    result = runner.invoke(app, args + samples, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "VALID submission #1" in result.output  # precision and params read from the results file
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "duplicate of submission #1" in result.output
+    result = runner.invoke(app, [*args[:5], "local", *args[6:]], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "REJECTED submission #2" in result.output and "revision: must be" in result.output
+    result = runner.invoke(app, ["leaderboard", "--store", root], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "HuggingFaceTB/SmolLM2-135M-Instruct" in result.output and "1–1" in result.output
+    result = runner.invoke(app, ["leaderboard", "--store", root, "--task", "locus_domain"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "locus_domain (acc" in result.output
+    result = runner.invoke(app, ["leaderboard", "--store", root, "--task", "mmlu"])
+    assert isinstance(result.exception, ValueError) and "unknown task 'mmlu'" in str(result.exception)
