@@ -12,6 +12,8 @@ from types import ModuleType
 
 RESOURCES: dict[str, str] = {
     "locus": "neurips26.corpora.locus.build",
+    "tar": "neurips26.corpora.tar.build",
+    "clovr": "neurips26.corpora.clovr.build",
 }
 
 

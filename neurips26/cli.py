@@ -25,7 +25,7 @@ def _expected_errors() -> tuple[type[Exception], ...]:
     from neurips26.corpora.locus.build import BuildError
     from neurips26.sql import QueryError
 
-    return (BuildError, QueryError, ValueError, FileNotFoundError, FileExistsError)
+    return (BuildError, QueryError, ValueError, FileNotFoundError, FileExistsError, ImportError)
 
 
 def friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -75,17 +75,26 @@ def build(
     raw: Annotated[Path | None, typer.Option(help="Raw input folder (default: the embedded sample).")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: ./<resource>).")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Parallel parser processes.")] = 1,
+    embed_videos: Annotated[bool, typer.Option(
+        "--embed-videos", help="Video resources: store the videos' bytes in the videos config.")] = False,
 ) -> None:
     """Build a resource into a Hub-ready dataset folder (Parquet shards + card + Croissant)."""
+    import inspect
+
     from neurips26.corpora import builder
 
     module = builder(resource)
+    extra = {}
+    if embed_videos:
+        if "embed_videos" not in inspect.signature(module.build).parameters:
+            raise ValueError(f"--embed-videos applies to video resources, not {resource}")
+        extra["embed_videos"] = True
     out = out or Path(resource)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"building {resource}", total=None)
         report = module.build(raw=raw, out=out, workers=workers,
-                              progress=lambda done, total: bar.update(task, completed=done, total=total))
+                              progress=lambda done, total: bar.update(task, completed=done, total=total), **extra)
     console.print(f"[green]built[/green] {out}: {report.summary()}", highlight=False)
     if report.problems:
         console.print(f"see the errors config: neurips26 query \"SELECT * FROM {out.name}.errors\" --data {out.parent}",
@@ -215,11 +224,12 @@ def eval_(
 
 
 # Commands that live with their method or component: one module each, registered here.
+from neurips26.corpora.video.cli import generate  # noqa: E402
 from neurips26.leaderboard.cli import leaderboard, submit  # noqa: E402
 from neurips26.methods.labelshift.cli import labelshift  # noqa: E402
 from neurips26.space.serve import serve  # noqa: E402
 
-for command in (submit, leaderboard, serve, labelshift):
+for command in (generate, submit, leaderboard, serve, labelshift):
     app.command()(friendly(command))
 
 

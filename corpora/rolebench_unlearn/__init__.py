@@ -1,0 +1,1 @@
+"""RoleBench-Unlearn: role-playing unlearning splits built on RoleBench."""

@@ -1,0 +1,268 @@
+"""Build TAR from a release (or the generator's output) into a Hub-ready dataset folder.
+
+Input contract (``--raw DIR``)::
+
+    DIR/annotations/<split>/<task_type>.json   {"items": [{"video_id": ..., ...}, ...]}  (or a bare list)
+    DIR/annotations/<task_type>.json           flat layout: each item's "split" field, else train
+    DIR/videos/<video_id>.mp4                  any depth, any of .mp4 .mkv .webm .avi .mov .m4v
+    DIR/SHA256SUMS                             optional: expected hashes of the videos
+
+``<task_type>`` is one of :data:`~.tasktypes.TASK_TYPES`. Items are read with
+the field names releases use (``id``/``qid``, ``question``/``query``,
+``options``/``choices``, ``answer``/``gt``, ``reasoning``/``cot``/``rationale``,
+``timestamps`` or ``start``/``end``, ``source``...); fields we do not know are
+kept, as JSON, in ``extra``. A malformed item (missing video id or question,
+bad options, an answer that is not an option, a bad or out-of-video span, a
+duplicate id) or one whose video is missing or corrupt is rejected with its
+reason; a file that is not JSON, has no item list or names an unknown task
+type is rejected whole. Everything rejected is in the ``errors`` config, and
+``items in = built + rejected``, ``files in = parsed + rejected + ignored``,
+``videos referenced = ok + missing + corrupt``.
+
+Without ``--raw`` the build uses the generator's default release
+(:func:`default_raw`), made once in the cache.
+
+Configs: ``annotations`` (train/test), ``videos`` (per split; files copied to
+``videos/`` or embedded with ``embed_videos``) and ``errors``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from neurips26.corpora.video import fields, ingest
+from neurips26.corpora.video.ingest import BuildError, BuildReport, FileReport, column
+
+from neurips26 import __version__, hubfolder
+
+from . import generate
+from .card import META, render_card
+from .tasktypes import TASK_TYPES
+
+BUILDER_VERSION = "1.0.0"
+GENERATOR_VERSION = "1"  # bump when the generator's output changes, so the cached default is remade
+SPLIT_NAME = re.compile(r"^\w+$")
+
+ID = ("id", "qid", "question_id", "qa_id", "uid")
+VIDEO = ("video_id", "video", "video_name", "vid")
+QUESTION = ("question", "query", "prompt", "instruction")
+OPTIONS = ("options", "choices", "candidates")
+ANSWER = ("answer", "gt_answer", "ground_truth", "gt", "label", "response")
+REASONING = ("reasoning", "reasoning_trace", "cot", "chain_of_thought", "rationale", "thinking")
+SPAN = ("timestamps", "timestamp", "time_span", "segment", "span")
+START, END = ("start", "start_time", "start_sec"), ("end", "end_time", "end_sec")
+SOURCE = ("source", "source_dataset", "dataset", "origin")
+KNOWN = set(ID + VIDEO + QUESTION + OPTIONS + ANSWER + REASONING + SPAN + START + END + SOURCE + ("split",
+                                                                                                   "task_type"))
+
+STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
+ANNOTATIONS = pa.schema([
+    column("id", STR, "Annotation id (the release's, else '<video_id>_<task_type>_<k>')"),
+    column("video_id", STR, "Video the question is about (see the videos config)"),
+    column("task_type", STR, "One of the ten TAR task types"),
+    column("group", STR, "Question Answering, Temporal Reasoning or Scene Understanding"),
+    column("question", STR, "Question or instruction"),
+    column("options", pa.list_(STR), "Answer options, without letter prefixes (choice tasks)"),
+    column("answer", STR, "Option letter (choice tasks), reference text, or 'start-end' (localization)"),
+    column("answer_index", INT, "0-based index of the correct option (choice tasks)"),
+    column("start", FLOAT, "Start of the answer span in seconds (temporal tasks)"),
+    column("end", FLOAT, "End of the answer span in seconds (temporal tasks)"),
+    column("reasoning", STR, "Chain-of-thought reasoning trace"),
+    column("source", STR, "Dataset the video comes from"),
+    column("split", STR, "train or test"),
+    column("extra", STR, "Fields of the release item this schema does not know, as a JSON object"),
+    column("source_file", STR, "Annotation file, relative to the raw folder"),
+])
+
+
+def default_raw(seed: int = 0, root: Path | None = None) -> Path:
+    """The generator's default release, made once under ``root`` (default: the cache, ``NEURIPS26_CACHE``)."""
+    return ingest.generated_release(f"tar-v{GENERATOR_VERSION}", generate.generate, seed, root)
+
+
+def normalize(item: Any, task: str, split: str) -> dict[str, Any]:
+    """One release item -> one row of the annotations config (without id and split checks)."""
+    if not isinstance(item, dict):
+        raise fields.ItemError(f"item is a {type(item).__name__}, not an object")
+    spec = TASK_TYPES[task]
+    _, video = ingest.first(item, VIDEO)
+    if not isinstance(video, str | int) or not str(video).strip():
+        raise fields.ItemError("missing video_id")
+    video = str(video).strip()
+    if Path(video).suffix.lower() in ingest.VIDEO_EXTENSIONS:
+        video = Path(video).stem
+    _, question = ingest.first(item, QUESTION)
+    if question is None or not str(question).strip():
+        if spec.prompt is None:
+            raise fields.ItemError("missing question")
+        question = spec.prompt
+    _, answer = ingest.first(item, ANSWER)
+    row: dict[str, Any] = {"video_id": video, "task_type": task, "group": spec.group, "question": str(question).strip(),
+                           "options": [], "answer_index": None, "start": None, "end": None}
+    _, opts = ingest.first(item, OPTIONS)
+    if spec.answer == "choice":
+        if opts is None:
+            raise fields.ItemError("choice task without options")
+        row["options"] = fields.options(opts)
+        row["answer_index"] = fields.choice(answer, row["options"])
+        row["answer"] = fields.LETTERS[row["answer_index"]]
+    elif opts is not None:
+        row["options"] = fields.options(opts)
+    span = _span(item)
+    if span is None and spec.answer == "span" and answer is not None:
+        span = fields.span(answer)
+    if span:
+        row["start"], row["end"] = span
+    if spec.answer == "span" and span is None:
+        raise fields.ItemError("temporal localization item without a time span")
+    if spec.answer != "choice":
+        if spec.answer == "span" and answer is None:
+            answer = f"{span[0]:g}-{span[1]:g}"
+        if not isinstance(answer, str | int | float) or not str(answer).strip():
+            raise fields.ItemError("missing answer")
+        row["answer"] = str(answer).strip()
+    _, reasoning = ingest.first(item, REASONING)
+    _, source = ingest.first(item, SOURCE)
+    row["reasoning"] = None if reasoning is None else str(reasoning)
+    row["source"] = None if source is None else str(source)
+    extra = {k: v for k, v in item.items() if k not in KNOWN}
+    row["extra"] = json.dumps(extra, sort_keys=True, ensure_ascii=False) if extra else None
+    return row
+
+
+def _span(item: dict[str, Any]) -> tuple[float, float] | None:
+    key, value = ingest.first(item, SPAN)
+    if key:
+        return fields.span(value)
+    _, start = ingest.first(item, START)
+    _, end = ingest.first(item, END)
+    if start is None and end is None:
+        return None
+    return fields.span([start, end])
+
+
+def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> list[dict[str, Any]]:
+    """Rows of every annotation file (ids, splits and spans checked later); files and errors filled in."""
+    folder = raw / "annotations"
+    if not folder.is_dir():
+        raise BuildError(f"{raw}: no annotations/ folder (expected annotations/<split>/<task_type>.json)")
+    rows: list[dict[str, Any]] = []
+    for path in ingest.list_files(folder):
+        rel = path.relative_to(raw).as_posix()
+        parts = path.relative_to(folder).parts
+        report = FileReport(rel, hubfolder.sha256_file(path), "rejected", "annotations")
+        files.append(report)
+        task = path.stem
+        if path.suffix.lower() != ".json":
+            report.status, report.kind, report.reason = "ignored", "other", "not a .json annotation file"
+            continue
+        if len(parts) > 2 or (len(parts) == 2 and not SPLIT_NAME.match(parts[0])):
+            report.reason = "annotation files go in annotations/<split>/<task_type>.json or annotations/"
+        elif task not in TASK_TYPES:
+            report.reason = f"unknown task type {task!r} (known: {', '.join(TASK_TYPES)})"
+        else:
+            try:
+                data = ingest.load_json(path)
+            except ValueError as exc:
+                report.reason = str(exc)
+            else:
+                items = data.get("items") if isinstance(data, dict) else data
+                if not isinstance(items, list):
+                    report.reason = 'expected {"items": [...]} or a list of items'
+        if report.reason:
+            errors.append({"source_file": rel, "item": None, "level": "file", "reason": report.reason})
+            continue
+        report.status, report.items = "parsed", len(items)
+        split = parts[0] if len(parts) == 2 else None
+        for k, item in enumerate(items):
+            item_split = split or (item.get("split") if isinstance(item, dict) else None) or "train"
+            key, given = ingest.first(item, ID) if isinstance(item, dict) else (None, None)
+            where = str(given) if key else f"#{k}"
+            try:
+                if not SPLIT_NAME.match(str(item_split)):
+                    raise fields.ItemError(f"split {item_split!r} is not a valid split name")
+                row = normalize(item, task, str(item_split))
+            except fields.ItemError as exc:
+                errors.append({"source_file": rel, "item": where, "level": "item", "reason": str(exc)})
+                rows.append({"_rejected": True})
+                continue
+            row["id"] = str(given).strip() if key and str(given).strip() else f"{row['video_id']}_{task}_{k}"
+            row["split"], row["source_file"] = str(item_split), rel
+            rows.append(row)
+    return rows
+
+
+def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
+          progress: Callable[[int, int], None] | None = None, embed_videos: bool = False) -> BuildReport:
+    """Build the TAR folder at ``out`` from ``raw`` (default: the generator's release, see :func:`default_raw`)."""
+    raw = Path(raw).resolve() if raw else default_raw()
+    if not raw.is_dir():
+        raise BuildError(f"{raw}: raw folder not found")
+    files: list[FileReport] = []
+    errors: list[dict] = []
+    parsed = read_annotations(raw, files, errors)
+    report = BuildReport(items_in=len(parsed))
+    rows = [r for r in parsed if not r.get("_rejected")]
+
+    found, stray = ingest.find_videos(raw)
+    sums, sum_files = ingest.read_checksums(raw)
+    wanted = sorted({r["video_id"] for r in rows})
+    checks = ingest.check_videos(raw, wanted, found, sums, workers, progress)
+
+    # Ids must be unique; spans must lie inside the video; the video must be usable.
+    kept, seen = [], set()
+    for row in rows:
+        check = checks[row["video_id"]]
+        reason = None
+        if row["id"] in seen:
+            reason = f"duplicate id {row['id']!r} (first kept)"
+        elif check.status != "ok":
+            reason = f"video {row['video_id']!r} {check.status}: {check.reason}"
+        elif row["end"] is not None and row["end"] > check.info.duration + 1 / max(check.info.fps, 1) + 0.05:
+            reason = f"span ends at {row['end']:g} s, after the video's {check.info.duration:g} s"
+        if reason:
+            errors.append({"source_file": row["source_file"], "item": row["id"], "level": "item", "reason": reason})
+            continue
+        seen.add(row["id"])
+        kept.append(row)
+    report.items_built = len(kept)
+    report.items_rejected = report.items_in - report.items_built
+
+    out = Path(out)
+    ingest.reset_video_folder(out)
+    specs = {
+        "annotations": hubfolder.ConfigSpec("annotations", ANNOTATIONS, "One row per annotation (question, answer, "
+                                            "reasoning trace), splits train and test.", default=True),
+        "videos": hubfolder.ConfigSpec("videos", ingest.VIDEOS_EMBEDDED if embed_videos else ingest.VIDEOS,
+                                       "One row per video an annotation of the split references."),
+        "errors": hubfolder.ConfigSpec("errors", ingest.ERRORS,
+                                       "Every rejected file, item and video, with the reason."),
+    }
+    by_split: dict[str, list[dict]] = defaultdict(list)
+    for row in kept:
+        by_split[row["split"]].append(row)
+    order = {name: k for k, name in enumerate(TASK_TYPES)}
+    splits = sorted(by_split, key=ingest.split_order)
+    for split in splits:
+        split_rows = sorted(by_split[split], key=lambda r: (order[r["task_type"]], r["source_file"]))
+        hubfolder.write_table(out, specs["annotations"], split_rows, split)
+        report.by_split[split] = len(split_rows)
+    videos_by_split = {split: sorted({r["video_id"] for r in by_split[split]}) for split in splits}
+    ingest.write_videos(out, specs["videos"], checks, videos_by_split, raw, embed_videos)
+
+    ingest.account(report, checks, found, stray, raw, files, errors, sum_files)
+    report.video_seconds = sum(checks[v].info.duration for v in {r["video_id"] for r in kept})
+    errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
+    hubfolder.write_table(out, specs["errors"], errors)
+
+    configs = list(specs.values())
+    ingest.finish(out, configs, META, render_card(report, kept, configs),
+                  {"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__},
+                  report, files)
+    return report

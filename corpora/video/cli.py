@@ -1,0 +1,69 @@
+"""``neurips26 generate tar|clovr``: write a procedural release of a video resource.
+
+Registered in ``neurips26.cli`` as ``app.command("generate")(friendly(generate))``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+GENERATORS = {"tar": "neurips26.corpora.tar.generate", "clovr": "neurips26.corpora.clovr.generate"}
+OUTPUTS = ("annotations", "videos", "scenes", "SHA256SUMS")
+
+
+def clear_output(out: Path) -> None:
+    """Remove what an earlier generator run wrote; refuse a non-empty folder that is not one."""
+    if out.exists() and any(out.iterdir()) and not (out / "SHA256SUMS").is_file():
+        raise FileExistsError(f"{out}: exists, is not empty and is not a generated release (no SHA256SUMS); "
+                              "choose an empty or new --out")
+    for name in OUTPUTS:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def generate(
+    resource: Annotated[str, typer.Argument(help="tar or clovr.")],
+    out: Annotated[Path | None, typer.Option(help="Output folder (default: ./<resource>-raw).")] = None,
+    seed: Annotated[int, typer.Option(help="Same seed and options, same bytes.")] = 0,
+    videos: Annotated[int | None, typer.Option(min=1, help="TAR: number of clips (default 6).")] = None,
+    test_videos: Annotated[int | None, typer.Option(min=0, help="TAR: clips in the test split (default 2).")] = None,
+    sets: Annotated[int | None, typer.Option(min=1, help="CLoVR: number of video sets (default 3).")] = None,
+    videos_per_set: Annotated[int | None, typer.Option(min=2, help="CLoVR: videos per set (default 3).")] = None,
+    duration: Annotated[float | None, typer.Option(help="Seconds per clip (TAR 10, CLoVR 24).")] = None,
+    fps: Annotated[int, typer.Option(min=1, help="Frames per second.")] = 10,
+    width: Annotated[int, typer.Option(min=16, help="Frame width (even).")] = 160,
+    height: Annotated[int, typer.Option(min=16, help="Frame height (even).")] = 96,
+) -> None:
+    """Render a procedural release (MP4 clips + annotations in the released layout) that `build` reads."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if resource not in GENERATORS:
+        raise ValueError(f"unknown video resource {resource!r}; known: {', '.join(GENERATORS)}")
+    options = {"tar": {"n_videos": videos, "test_videos": test_videos},
+               "clovr": {"n_sets": sets, "videos_per_set": videos_per_set}}
+    wrong = [name for other, opts in options.items() if other != resource for name, v in opts.items() if v is not None]
+    if wrong:
+        raise ValueError(f"option(s) {', '.join(wrong)} do not apply to {resource}")
+    kwargs = {k: v for k, v in options[resource].items() if v is not None}
+    if duration is not None:
+        kwargs["duration"] = duration
+    out = out or Path(f"{resource}-raw")
+    clear_output(out)
+    module = importlib.import_module(GENERATORS[resource])
+    err = Console(stderr=True)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task(f"rendering {resource}", total=None)
+        report = module.generate(out, seed=seed, fps=fps, size=(width, height),
+                                 progress=lambda done, total: bar.update(task, completed=done, total=total), **kwargs)
+    Console().print(f"[green]generated[/green] {out}: {report.summary()}", highlight=False)
+    Console().print(f"build it: neurips26 build {resource} --raw {out}", highlight=False)

@@ -1,0 +1,46 @@
+"""CLoVR-Bench tasks: data from the built folder, the frames of every video of a question, letter scoring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+from neurips26.corpora.video import lmeval
+from neurips26.methods.video_metrics import scores
+from neurips26.tasks import dataset_folder
+
+PROMPT = ("Select the best answer to the following multiple-choice question based on the videos. "
+          "Respond with only the letter ({letters}) of the correct option.")
+
+
+def load_clovr(level: str, num_frames: int = 8, frame_policy: str = "uniform", **kwargs) -> datasets.DatasetDict:
+    """The test questions of one level; ``num_frames`` per question, spread over its videos."""
+    folder = Path(dataset_folder("clovr"))
+    test = datasets.load_dataset(str(folder), "questions", split="test")
+    paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
+    rows = []
+    for row in test:
+        if row["level"] != level:
+            continue
+        videos = [paths[v] for v in row["video_ids"]]
+        budget = lmeval.split_budget(num_frames, len(videos))
+        rows.append({**row, "video_paths": videos,
+                     "frame_times": [lmeval.frame_times(p, n, frame_policy) for p, n in zip(videos, budget,
+                                                                                              strict=True)]})
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def doc_to_image(doc: dict) -> list:
+    return [im for path, times in zip(doc["video_paths"], doc["frame_times"], strict=True)
+            for im in lmeval.images(path, times)]
+
+
+def doc_to_text(doc: dict) -> str:
+    blocks = "\n".join(f"Video {k + 1}:\n{lmeval.frame_block(times)}" for k, times in enumerate(doc["frame_times"]))
+    letters = ", ".join(lmeval.LETTERS[: len(doc["options"])])
+    return (f"{blocks}\n{PROMPT.format(letters=letters)}\n{doc['question']}\n"
+            f"{lmeval.options_block(doc['options'])}\nThe best answer is:")
+
+
+def process_results(doc: dict, results: list[str]) -> dict[str, float]:
+    return {"acc": float(scores.option_correct(results[0], doc["answer"], len(doc["options"])))}
