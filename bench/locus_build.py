@@ -21,7 +21,6 @@ removed afterwards unless ``--keep``.
 from __future__ import annotations
 
 import argparse
-import csv
 import filecmp
 import json
 import math
@@ -41,6 +40,8 @@ from typing import Any
 import psutil
 import pyarrow as pa
 from neurips26.corpora.locus.build import list_files
+from neurips26.corpora.locus.real_sample import JURISDICTIONS as REAL
+from neurips26.corpora.locus.real_sample import link_raw
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -53,16 +54,6 @@ SHARED_LOCUS = ROOT.parent / "shared" / "data" / "locus"
 MARKER = ".locus-bench"  # marks a work dir this script made, so it may be reused or removed
 GB, MB, MIB = 10**9, 10**6, 2**20
 
-REAL = [  # as in tests/conftest.py: jurisdiction_id, folder under shared/data/locus, name, kind, state, counties
-    ("adairsville", "georgia/adairsville", "City of Adairsville", "city", "GA", "Bartow County"),
-    ("baldwin-county", "georgia/baldwin-county", "Baldwin County", "county", "GA", "Baldwin County"),
-    ("edison", "georgia/edison", "City of Edison", "city", "GA", "Calhoun County"),
-    ("fairmount", "georgia/fairmount", "City of Fairmount", "city", "GA", "Gordon County"),
-    ("arcade", "georgia/arcade", "City of Arcade", "city", "GA", "Jackson County"),
-    ("athens-clarke", "georgia/athens-clarke", "Athens-Clarke County", "consolidated", "GA", "Clarke County"),
-    ("spanish-fork", "spanish-fork-ut", "Spanish Fork City", "city", "UT", "Utah County"),
-    ("dc", "dc-code", "District of Columbia", "district", "DC", "District of Columbia"),
-]
 
 # Runs one build in a fresh interpreter: progress lines, then one result line with the build report,
 # wall time, and CPU time and peak RSS from getrusage (ru_maxrss is in KiB on Linux).
@@ -155,16 +146,7 @@ def make_raw(raw: Path, target_bytes: int) -> tuple[int, int]:
     """Link ``copies`` of each real jurisdiction folder under ``raw``; return (copies, bytes of one sample)."""
     sample = sum(p.stat().st_size for _, folder, *_ in REAL for p in list_files(SHARED_LOCUS / folder))
     copies = math.ceil(target_bytes / sample)
-    width = max(4, len(str(copies)))
-    raw.mkdir(parents=True)
-    with (raw / "jurisdictions.csv").open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["jurisdiction_id", "name", "kind", "state", "counties", "source"])
-        for jid, folder, name, kind, state, counties in REAL:
-            for i in range(1, copies + 1):
-                copy_id = f"{jid}-{i:0{width}d}"
-                (raw / copy_id).symlink_to(SHARED_LOCUS / folder, target_is_directory=True)
-                writer.writerow([copy_id, name, kind, state, counties, f"shared/data/locus/{folder}"])
+    link_raw(SHARED_LOCUS, raw, copies)
     return copies, sample
 
 
