@@ -14,6 +14,7 @@ RESOURCES: dict[str, str] = {
     "locus": "neurips26.corpora.locus.build",
     "tar": "neurips26.corpora.tar.build",
     "clovr": "neurips26.corpora.clovr.build",
+    "rolebench_unlearn": "neurips26.corpora.rolebench_unlearn.build",
 }
 
 

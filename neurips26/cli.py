@@ -226,10 +226,12 @@ def eval_(
 # Commands that live with their method or component: one module each, registered here.
 from neurips26.corpora.video.cli import generate  # noqa: E402
 from neurips26.leaderboard.cli import leaderboard, submit  # noqa: E402
+from neurips26.methods.ipg.cli import ipg  # noqa: E402
 from neurips26.methods.labelshift.cli import labelshift  # noqa: E402
+from neurips26.methods.unlearn.cli import unlearn  # noqa: E402
 from neurips26.space.serve import serve  # noqa: E402
 
-for command in (generate, submit, leaderboard, serve, labelshift):
+for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
     app.command()(friendly(command))
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from . import models
 from .tasks import TASKS_DIR, dataset_folder
 
-RESOURCES_WITH_TASKS = ("locus",)
+RESOURCES_WITH_TASKS = ("locus", "rolebench_unlearn")  # text tasks; video resources build on first use
 
 
 @dataclass

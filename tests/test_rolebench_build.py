@@ -1,0 +1,126 @@
+"""RoleBench-Unlearn builder: Hub folder, split determinism and disjointness, bad input, the real RoleBench."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import datasets
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from neurips26.corpora.rolebench_unlearn import build as rb
+from neurips26.corpora.rolebench_unlearn import splits
+
+from neurips26 import hubfolder
+
+FORGETS = ("forget01", "forget05", "forget10")
+ROLE_FILE = Path("rolebench-eng/instruction-generalization/role_specific")
+
+
+def rows(folder: Path, config: str, split: str = "train") -> list[dict]:
+    return pq.read_table(sorted((folder / "data" / config).glob(f"{split}-*.parquet"))).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sample") / "rolebench_unlearn"
+    report = rb.build(out=out)
+    assert report.reconciles and report.roles == 20
+    return out
+
+
+def test_folder_loads_and_card(sample: Path) -> None:
+    header = yaml.safe_load((sample / "README.md").read_text(encoding="utf-8").split("---")[1])
+    assert [c["config_name"] for c in header["configs"]] == ["records", "roles", *FORGETS, "general", "errors"]
+    for config in ("records", "roles", *FORGETS, "general", "errors"):
+        loaded = datasets.load_dataset(str(sample), config)
+        assert all(len(split) for split in loaded.values()), config
+    assert set(datasets.load_dataset(str(sample), "forget05")) == set(rb.FORGET_SPLITS)
+    text = (sample / "README.md").read_text(encoding="utf-8")
+    assert "**240 records** of **20 roles**" in text and "harmonic mean" in text
+    manifest = json.loads((sample / "manifest.json").read_text())
+    for shard in (s for splits_ in manifest["configs"].values() for shards in splits_.values() for s in shards):
+        assert hubfolder.sha256_file(sample / shard["path"]) == shard["sha256"]
+    assert json.loads((sample / "croissant.json").read_text())["name"] == "rolebench_unlearn"
+
+
+def test_bad_records_go_to_errors(sample: Path) -> None:
+    report = json.loads((sample / "build_report.json").read_text())
+    assert (report["records_in"], report["records_kept"], report["records_duplicate"],
+            report["records_rejected"]) == (246, 240, 1, 5)
+    assert (report["files_in"], report["files_parsed"], report["files_skipped"]) == (3, 2, 1)
+    reasons = sorted(e["reason"].split(" (")[0] for e in rows(sample, "errors"))
+    assert reasons == ["missing generated", "missing question", "no non-empty reference answer", "not valid JSON",
+                       "skipped: RoleGPT baseline outputs, not reference answers", "unknown role"]
+    admiral = [r for r in rows(sample, "records") + rows(sample, "records", "test")
+               if r["role"] == "Oswin Thornbury" and "Admiral" in r["question"]]
+    assert len(admiral) == 1 and len(admiral[0]["references"]) == 2 and len(admiral[0]["source_files"]) == 1
+
+
+def test_splits_disjoint_and_complete(sample: Path) -> None:
+    train, test = rows(sample, "records"), rows(sample, "records", "test")
+    assert not {r["record_id"] for r in train} & {r["record_id"] for r in test}
+    roles = {r["role"]: r for r in rows(sample, "roles")}
+    for info in roles.values():
+        n = info["records"]
+        assert info["test"] == max(1, round(0.2 * n)) and info["train"] == n - info["test"]
+    previous: set[str] = set()
+    for name in FORGETS:
+        parts = {s: rows(sample, name, s) for s in rb.FORGET_SPLITS}
+        forget = {r["role"] for s in ("forget_train", "forget_test") for r in parts[s]}
+        retain = {r["role"] for s in ("retain_train", "retain_test") for r in parts[s]}
+        assert not forget & retain and forget | retain == set(roles)
+        assert len(forget) == max(1, round(rb.splits.FORGET_SHARES[name] * len(roles)))
+        assert previous <= forget  # nested
+        previous = forget
+        assert {r["record_id"] for r in parts["forget_test"] + parts["retain_test"]} == {r["record_id"] for r in test}
+        assert {r["record_id"] for r in parts["forget_train"] + parts["retain_train"]} == {r["record_id"]
+                                                                                           for r in train}
+        assert sorted(forget) == sorted(r for r, i in roles.items() if name in i["forget_splits"])
+    ranked = sorted(roles, key=lambda r: roles[r]["rank"])
+    assert ranked == splits.role_order(roles)
+
+
+def test_split_rules_are_deterministic_and_stable() -> None:
+    roles = [f"Role {i}" for i in range(95)]
+    sets = splits.forget_sets(roles)
+    assert [len(sets[n]) for n in FORGETS] == [1, 5, 10]
+    assert splits.forget_sets(reversed(roles)) == sets
+    assert [len(splits.forget_roles(roles[:20], s)) for s in (0.01, 0.05, 0.10)] == [1, 1, 2]
+    questions = [f"question {i}?" for i in range(50)]
+    held_out = splits.test_questions(questions)
+    assert len(held_out) == 10 and splits.test_questions(reversed(questions)) == held_out
+    assert len(splits.test_questions(["only one"])) == 1
+
+
+def test_rebuild_is_byte_identical(sample: Path, tmp_path: Path) -> None:
+    again = tmp_path / "rolebench_unlearn"
+    rb.build(out=again)
+    for shard in sorted((sample / "data").rglob("*.parquet")):
+        assert (again / shard.relative_to(sample)).read_bytes() == shard.read_bytes(), shard
+
+
+def test_input_contract_errors(tmp_path: Path) -> None:
+    with pytest.raises(rb.BuildError, match="rolebench-eng"):
+        rb.build(raw=tmp_path, out=tmp_path / "out")
+    raw = tmp_path / "raw"
+    shutil.copytree(rb.SAMPLE_DIR / "rolebench-eng", raw / "rolebench-eng")  # no desc.json: roles need 5 records
+    (raw / ROLE_FILE / "bad.jsonl").write_bytes(b"\xff\xfe not utf-8")
+    report = rb.build(raw=raw, out=tmp_path / "out")
+    assert report.files_rejected == 1 and report.reconciles
+    reasons = [e["reason"] for e in rows(tmp_path / "out", "errors")]
+    assert any("fewer than 5 records" in r for r in reasons) and any("not UTF-8" in r for r in reasons)
+    assert issubclass(rb.BuildError, ValueError)  # the CLI prints it as one line
+
+
+def test_real_rolebench(shared_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rolebench_unlearn"
+    report = rb.build(raw=shared_data / "rolebench", out=out)
+    assert report.reconciles and report.roles == 95 and report.records_rejected == 0
+    assert {k: len(v) for k, v in report.forget_roles.items()} == {"forget01": 1, "forget05": 5, "forget10": 10}
+    forget05 = datasets.load_dataset(str(out), "forget05")
+    assert len(forget05["forget_test"]) >= 50 and len(forget05["retain_test"]) > 1000
+    first = [r["role"] for r in forget05["retain_test"].select(range(20))]
+    assert len(set(first)) == 20  # interleaved: the first rows cover many roles
