@@ -60,6 +60,21 @@ def test_neuron_multipliers_one_is_identity_zero_is_ablation(model: LlamaForCaus
         neuron_sites(model, [2])
 
 
+def test_other_architecture_gpt2() -> None:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    gpt2 = GPT2LMHeadModel(GPT2Config(vocab_size=16, n_embd=32, n_layer=2, n_head=4, n_positions=64,
+                                      eos_token_id=2, bos_token_id=1)).eval()
+    sites = neuron_sites(gpt2, [1])
+    assert sites[0].module is gpt2.transformer.h[1].mlp.c_proj and sites[0].size == 128
+    policy = LMPolicy(gpt2, sites, temperature=0.8, max_new_tokens=5)
+    scales = torch.full((4, 128), 0.5)
+    rollouts = policy.sample(PROMPT, scales, torch.rand(4, 5, generator=torch.Generator().manual_seed(0)))
+    with torch.no_grad():
+        torch.testing.assert_close(policy.log_prob(PROMPT, rollouts, scales), rollouts.logp, atol=1e-4, rtol=1e-4)
+
+
 def test_sae_features_reconstruct_exactly_at_one(model: LlamaForCausalLM, tmp_path: Path) -> None:
     from safetensors.torch import save_file
 
@@ -216,7 +231,8 @@ def test_cli_writes_ranked_table_and_plot(tiny_folder: Path, tmp_path: Path) -> 
     assert set(components["site"]) == {"L0", "L1"} and sorted(components["ipg"], reverse=True) == components["ipg"]
     validation = datasets.load_dataset(str(out), "validation", split="train")
     assert validation["condition"].count("ablate") == 4 + 3 and validation["condition"].count("amplify") == 1 + 3
-    assert (out / "ipg.png").stat().st_size > 0 and "Integrated Policy Gradient" in (out / "README.md").read_text()
+    card = (out / "README.md").read_text()
+    assert (out / "ipg.png").stat().st_size > 0 and "Integrated Policy Gradient" in card and "2 held-out" in card
     shutil.rmtree(out / "data")
     bad = CliRunner().invoke(app, [*args[:4], "--layers", "0,x"])
     assert isinstance(bad.exception, ValueError) and "comma-separated" in str(bad.exception)

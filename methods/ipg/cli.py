@@ -41,6 +41,8 @@ def ipg(
     eval_samples: Annotated[int, typer.Option(help="Trajectories per problem for each validation condition.")] = 16,
     ablation: Annotated[str, typer.Option(help="zero or mean ablation.")] = "zero",
     validation: Annotated[bool, typer.Option("--validate/--no-validate", help="Run the ablation study.")] = True,
+    heldout: Annotated[bool, typer.Option("--heldout/--in-sample", help=(
+        "Validate on --problems further problems (default) or on the attributed ones."))] = True,
     endpoints: Annotated[bool, typer.Option(help="Also sample J(0) and J(1) for the completeness check.")] = True,
     batch_rows: Annotated[int, typer.Option(help="Trajectories per batched model pass.")] = 64,
     seed: Annotated[int, typer.Option(help="Seed for problems and sampling.")] = 0,
@@ -62,7 +64,7 @@ def ipg(
 
     settings = Settings(model, task, parse_layers(layers), steps, samples, problems, max_new_tokens, temperature,
                         sae, sae_site, module, joint, outcome, top_k, gamma, seeds, eval_samples, ablation,
-                        validation, endpoints, batch_rows, seed, device,
+                        validation, heldout, endpoints, batch_rows, seed, device,
                         command=shlex.join(["neurips26", "ipg", *sys.argv[1:][sys.argv[1:2] == ["ipg"]:]]))
     settings.check()
     console = Console()

@@ -66,9 +66,11 @@ def card_body(components: list[dict], validation: list[dict], meta: Mapping[str,
                        for name, c in meta.get("completeness", {}).items())
     valid = ""
     if validation:
+        where = (f"{meta['validation_problems']} held-out problems" if meta.get("validation_heldout")
+                 else "the attributed problems (in-sample)")
         valid = ("\n\n## Validation\n\nMean outcome with the top-k components ablated (multiplier 0, or their mean "
                  "for mean ablation) or amplified, against random k-sets; 95% t-intervals (over prompts, or over "
-                 "seeds for the random mean).\n\n" + markdown_table(
+                 f"seeds for the random mean); on {where}.\n\n" + markdown_table(
                      validation, ["condition", "ranking", "k", "factor", "seed", "outcome", "delta", "delta_low",
                                   "delta_high"]))
     return f"""# IPG attributions: {meta['model_name']} on {meta['task']}

@@ -45,6 +45,7 @@ class Settings:
     eval_samples: int = 16
     ablation: str = "zero"
     validate: bool = True
+    heldout: bool = True  # validate on other problems than those attributed
     endpoints: bool = True
     batch_rows: int = 64
     seed: int = 0
@@ -161,7 +162,13 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
         sites = [sae_site(model, layers[0], SAE.load(settings.sae, d_model), settings.sae_site)]
     else:
         sites = neuron_sites(model, layers, settings.module)
-    pairs = load_task(settings.task, settings.problems, settings.seed)
+    n = settings.problems
+    pairs = load_task(settings.task, 2 * n if settings.validate and settings.heldout else n, settings.seed)
+    held = pairs[n:] if settings.validate and settings.heldout else pairs
+    pairs = pairs[:n]
+    if not held:
+        raise ValueError(f"{settings.task}: no problems left after the first {n} for held-out validation; "
+                         "give fewer --problems or use --in-sample")
     prompts = [torch.tensor(arithmetic.prompt_ids(tokenizer, q)) for q, _ in pairs]
     answers = [a for _, a in pairs]
     references = [torch.tensor(tokenizer(arithmetic.reference(a), add_special_tokens=False)["input_ids"])
@@ -192,10 +199,12 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
     rows = []
     if settings.validate:
         rankings = {"ipg": ipg, **baseline}
-        rows = [r.to_dict() for r in validate(
-            policy, prompts, answers, score, rankings, min(settings.top_k, policy.n_components), settings.seeds,
-            settings.gamma, settings.eval_samples, np.concatenate(means) if settings.ablation == "mean" else None,
-            settings.seed, settings.batch_rows, lambda n: advance("validation", n, len(pairs)))]
+        held_prompts = [torch.tensor(arithmetic.prompt_ids(tokenizer, q)) for q, _ in held]
+        rows = [r.to_dict() for r in validate(  # seed + 1: sampling noise independent of the attribution's
+            policy, held_prompts, [a for _, a in held], score, rankings, min(settings.top_k, policy.n_components),
+            settings.seeds, settings.gamma, settings.eval_samples,
+            np.concatenate(means) if settings.ablation == "mean" else None, settings.seed + 1, settings.batch_rows,
+            lambda step: advance("validation", step, len(held)))]
 
     path_rows = []
     completeness = {}
@@ -212,12 +221,14 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
         "builder": "neurips26 ipg", "model": source, "model_name": Path(source).name, "task": settings.task,
         "outcome": settings.outcome, "layers": layers, "sites": [s.name for s in sites],
         "steps": settings.steps, "samples": settings.samples, "problems": len(pairs),
+        "validation_problems": len(held) if settings.validate else 0,
+        "validation_heldout": settings.validate and settings.heldout,
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()},
         "command": settings.command, "completeness": completeness, "counts": asdict(policy.counts),
         "seconds": round(time.perf_counter() - started, 1), "device": str(policy.device),
     }
     inputs = {**file_digests(source, settings.sae),
-              f"task/{Path(settings.task).name}": hashlib.sha256(json.dumps(pairs).encode()).hexdigest()}
+              f"task/{Path(settings.task).name}": hashlib.sha256(json.dumps([pairs, held]).encode()).hexdigest()}
     from .report import write_report
 
     write_report(out, components, rows, path_rows, meta, inputs)
