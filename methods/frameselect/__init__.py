@@ -1,0 +1,11 @@
+"""FrameSelect: interchangeable frame selectors, encoders, evaluators and answering backends.
+
+The vocabulary lives in :mod:`.core` (a candidate :class:`Pool`, a :class:`Selection`,
+the registries); each selector, encoder, evaluator, benchmark and answering backend is
+one small module that registers itself with a decorator.
+"""
+
+from .core import ANSWERERS, BENCHMARKS, ENCODERS, EVALUATORS, SELECTORS, Pool, Registry, Selection, select
+
+__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "SELECTORS", "Pool", "Registry", "Selection",
+           "select"]
