@@ -5,7 +5,9 @@ the registries); each selector, encoder, evaluator, benchmark and answering back
 one small module that registers itself with a decorator.
 """
 
+from . import encoders, selectors  # noqa: F401  (register every encoder and selector)
 from .core import ANSWERERS, BENCHMARKS, ENCODERS, EVALUATORS, SELECTORS, Pool, Registry, Selection, select
+from .pool import build_pool
 
 __all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "SELECTORS", "Pool", "Registry", "Selection",
-           "select"]
+           "build_pool", "select"]

@@ -1,0 +1,1 @@
+"""Frame selectors, one module per selector or tightly related family; importing this registers them all."""
