@@ -77,6 +77,10 @@ def build(
     workers: Annotated[int, typer.Option(min=1, help="Parallel parser processes.")] = 1,
     embed_videos: Annotated[bool, typer.Option(
         "--embed-videos", help="Video resources: store the videos' bytes in the videos config.")] = False,
+    from_locus_v1: Annotated[Path | None, typer.Option(
+        "--from-locus-v1", help="LOCUS: ingest LOCUS-v1 Parquet files from this folder instead of --raw.")] = None,
+    population: Annotated[Path | None, typer.Option(
+        help="LOCUS: CSV of jurisdiction_id or geoid + population for the representative county layer.")] = None,
 ) -> None:
     """Build a resource into a Hub-ready dataset folder (Parquet shards + card + Croissant)."""
     import inspect
@@ -89,6 +93,11 @@ def build(
         if "embed_videos" not in inspect.signature(module.build).parameters:
             raise ValueError(f"--embed-videos applies to video resources, not {resource}")
         extra["embed_videos"] = True
+    for option, value in (("from_locus_v1", from_locus_v1), ("population", population)):
+        if value is not None:
+            if option not in inspect.signature(module.build).parameters:
+                raise ValueError(f"--{option.replace('_', '-')} applies to locus, not {resource}")
+            extra[option] = value
     out = out or Path(resource)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:

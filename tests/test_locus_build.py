@@ -16,7 +16,8 @@ from neurips26.corpora.locus import build as locus
 from neurips26 import hubfolder
 from tests.conftest import REAL
 
-CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline")
+CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline", "county_representatives",
+           "coverage", "locus_v1")
 
 
 def read_config(folder: Path, config: str, split: str = "train") -> list[dict]:

@@ -303,27 +303,37 @@ def _parse_job(args: tuple[Path, Jurisdiction]) -> CodeResult:
 
 
 def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
-          progress: Callable[[int, int], None] | None = None) -> BuildReport:
-    """Build the LOCUS folder at ``out`` from ``raw`` (default: the embedded sample)."""
-    raw = (raw or SAMPLE_DIR).resolve()
-    if not raw.is_dir():
-        raise BuildError(f"{raw}: raw folder not found")
-    errors: list[dict] = []
-    jurisdictions = read_jurisdictions(raw, errors)
-    report = BuildReport(rows_rejected=len(errors))
-    listed = {j.jurisdiction_id for j in jurisdictions}
-    rejected_rows = {e["jurisdiction_id"] for e in errors} - listed
+          progress: Callable[[int, int], None] | None = None, from_locus_v1: Path | None = None,
+          population: Path | None = None) -> BuildReport:
+    """Build the LOCUS folder at ``out`` from ``raw`` (default: the embedded sample) or a LOCUS-v1 download.
 
-    # Files outside any built jurisdiction are inputs too: rejected, with the reason.
-    unowned: list[FileReport] = []
-    for path in list_files(raw):
-        rel = path.relative_to(raw)
-        if rel.as_posix() == CSV_NAME or rel.parts[0] in listed:
-            continue
-        why = (f"jurisdiction {rel.parts[0]!r} rejected in {CSV_NAME}" if rel.parts[0] in rejected_rows
-               else f"not in a folder listed in {CSV_NAME}" if len(rel.parts) > 1
-               else "stray file at the top of the raw folder")
-        unowned.append(FileReport(rel.as_posix(), hubfolder.sha256_file(path), "rejected", reason=why))
+    ``population``: a CSV of jurisdiction id or GEOID and population for the representative county
+    layer (see ``counties.py``).
+    """
+    from . import counties, v1
+
+    if raw is not None and from_locus_v1 is not None:
+        raise BuildError("give --raw or --from-locus-v1, not both")
+    populations = counties.read_population(population) if population is not None else None
+    errors: list[dict] = []
+    inputs: dict[str, str] = {}
+    v1_input = None
+    if from_locus_v1 is not None:
+        root = Path(from_locus_v1).resolve()
+        v1_input = v1.read_v1(root)
+        jurisdictions, all_files = v1_input.jurisdictions, list(v1_input.files)
+        errors.extend(v1_input.errors)
+        report = BuildReport()
+        results: Iterator[tuple[CodeResult, list[dict] | None]] = v1_input.results()
+    else:
+        root = (raw or SAMPLE_DIR).resolve()
+        if not root.is_dir():
+            raise BuildError(f"{root}: raw folder not found")
+        jurisdictions = read_jurisdictions(root, errors)
+        report = BuildReport(rows_rejected=len(errors))
+        all_files = _unowned_files(root, jurisdictions, errors)
+        inputs[CSV_NAME] = hubfolder.sha256_file(root / CSV_NAME)
+        results = ((r, None) for r in _run([(root, j) for j in jurisdictions], workers))
 
     out = Path(out)
     hubfolder.reset_folder(out)
@@ -335,12 +345,13 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     ]}
     specs["sections"].default = True
     sections_writer = hubfolder.SplitWriter(out, "sections", SECTIONS)
-    inputs: dict[str, str] = {CSV_NAME: hubfolder.sha256_file(raw / CSV_NAME)}
-    jurisdiction_rows, all_files = [], list(unowned)
-    jobs = [(raw, j) for j in jurisdictions]
-    for i, result in enumerate(_run(jobs, workers), start=1):
+    source_writer = hubfolder.SplitWriter(out, "v1_source", v1.V1_SOURCE) if v1_input else None
+    jurisdiction_rows = []
+    for i, (result, source_rows) in enumerate(results, start=1):
         j = next(j for j in jurisdictions if j.jurisdiction_id == result.jurisdiction_id)
         sections_writer.write_all(result.rows)
+        if source_writer is not None:
+            source_writer.write_all(source_rows or [])
         all_files.extend(result.files)
         errors.extend(result.record_errors)
         chars = sum(len(r["text"]) for r in result.rows)
@@ -349,11 +360,12 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         jurisdiction_rows.append({
             **{k: getattr(j, k) for k in ("jurisdiction_id", "name", "kind", "state", "state_fips",
                                           "counties", "county_fips", "source")},
-            "n_files": len(result.files), "n_sections": len(result.rows), "n_characters": chars,
+            "n_files": v1_input.n_files[j.jurisdiction_id] if v1_input else len(result.files),
+            "n_sections": len(result.rows), "n_characters": chars,
             "formats": sorted({r["format"] for r in result.rows}),
         })
         if progress:
-            progress(i, len(jobs))
+            progress(i, len(jurisdictions))
     specs["sections"].shards["train"] = sections_writer.close()
 
     for f in all_files:
@@ -366,10 +378,10 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
             report.files_duplicate += 1
         else:
             report.files_rejected += 1
-            jid = Path(f.path).parts[0] if len(Path(f.path).parts) > 1 else None
+            jid = Path(f.path).parts[0] if len(Path(f.path).parts) > 1 and not v1_input else None
             errors.append({"source_file": f.path, "jurisdiction_id": jid, "level": "file",
                            "reason": f.reason or "rejected"})
-    report.bytes_in = sum((raw / f.path).stat().st_size for f in all_files)
+    report.bytes_in = sum((root / f.path).stat().st_size for f in all_files)
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
     built = [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]]
@@ -386,18 +398,63 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
                 hubfolder.write_table(out, specs[task], sets[task][split], split)
 
     hubfolder.write_table(out, specs["jurisdictions"], jurisdiction_rows)
-    hubfolder.write_table(out, specs["counties"], county_rows(jurisdictions, jurisdiction_rows))
+    access = county_rows(jurisdictions, jurisdiction_rows)
+    hubfolder.write_table(out, specs["counties"], access)
     errors.sort(key=lambda e: (e["level"] != "row", natural_key(e["source_file"]), e["reason"]))
     hubfolder.write_table(out, specs["errors"], errors)
+
+    representatives = counties.representative_rows(access, jurisdiction_rows, populations)
+    coverage = counties.coverage_rows(representatives, [j.state for j in jurisdictions])
+    for name, schema, rows, desc in [
+        ("county_representatives", counties.REPRESENTATIVES, representatives,
+         "County layer as the LOCUS paper defines it: one representative code per county."),
+        ("coverage", counties.COVERAGE, coverage, "Counties with a representative code, per state."),
+    ]:
+        specs[name] = hubfolder.ConfigSpec(name, schema, desc)
+        hubfolder.write_table(out, specs[name], rows)
+    if source_writer is not None:
+        specs["v1_source"] = hubfolder.ConfigSpec(
+            "v1_source", v1.V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
+        specs["v1_source"].shards["train"] = source_writer.close()
+    specs["locus_v1"] = hubfolder.ConfigSpec(
+        "locus_v1", v1.V1_SCHEMA, "The corpus in the LOCUS-v1 schema (drop-in for LOCUS-v1 users).")
+    write_arrow(out, specs["locus_v1"], v1.locus_v1_table(out))
 
     configs = list(specs.values())
     meta = card_meta()
     hubfolder.write_manifest(out, configs, {"name": "neurips26.corpora.locus", "version": BUILDER_VERSION,
                                             "package_version": __version__}, inputs)
-    hubfolder.write_card(out, configs, meta, render_card(report, jurisdiction_rows, configs, domain_counts(sets)))
+    origin = (f"Ingested from a LOCUS-v1 download ({len(all_files)} file(s))." if v1_input
+              else "Built from raw ordinance codes.")
+    hubfolder.write_card(out, configs, meta, render_card(report, jurisdiction_rows, configs, domain_counts(sets),
+                                                         coverage=coverage, origin=origin))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(_report_json(report, all_files), encoding="utf-8")
     return report
+
+
+def write_arrow(folder: Path, spec: hubfolder.ConfigSpec, table: pa.Table, split: str = "train") -> None:
+    """Write a config split from an Arrow table, batch by batch."""
+    writer = hubfolder.SplitWriter(folder, spec.name, spec.schema, split)
+    for batch in table.to_batches(max_chunksize=hubfolder.ROW_GROUP_ROWS):
+        writer.write_all(batch.to_pylist())
+    spec.shards[split] = writer.close()
+
+
+def _unowned_files(raw: Path, jurisdictions: list[Jurisdiction], errors: list[dict]) -> list[FileReport]:
+    """Files outside any built jurisdiction are inputs too: rejected, with the reason."""
+    listed = {j.jurisdiction_id for j in jurisdictions}
+    rejected_rows = {e["jurisdiction_id"] for e in errors} - listed
+    unowned: list[FileReport] = []
+    for path in list_files(raw):
+        rel = path.relative_to(raw)
+        if rel.as_posix() == CSV_NAME or rel.parts[0] in listed:
+            continue
+        why = (f"jurisdiction {rel.parts[0]!r} rejected in {CSV_NAME}" if rel.parts[0] in rejected_rows
+               else f"not in a folder listed in {CSV_NAME}" if len(rel.parts) > 1
+               else "stray file at the top of the raw folder")
+        unowned.append(FileReport(rel.as_posix(), hubfolder.sha256_file(path), "rejected", reason=why))
+    return unowned
 
 
 def county_rows(jurisdictions: list[Jurisdiction], jurisdiction_rows: list[dict]) -> list[dict]:

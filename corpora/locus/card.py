@@ -47,8 +47,11 @@ META = {
 
 
 def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[ConfigSpec],
-                domain_counts: dict[str, int], repo: str = "locus") -> str:
+                domain_counts: dict[str, int], repo: str = "locus", coverage: list[dict] | None = None,
+                origin: str = "Built from raw ordinance codes.") -> str:
     """The card's prose with this build's counts filled in."""
+    from .v1 import V1_SCHEMA
+
     template = Template(resources.files("neurips26.cards").joinpath("locus.md").read_text(encoding="utf-8"))
     sections = next(c for c in configs if c.name == "sections")
     counties = {f for j in jurisdictions for f in j["county_fips"]}
@@ -72,4 +75,11 @@ def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[Co
             for j in jurisdictions),
         domain_counts=", ".join(f"{k} {v}" for k, v in domain_counts.items()) or "none (too few jurisdictions)",
         by_format=", ".join(f"{k} {v}" for k, v in sorted(report.by_format.items())) or "none",
+        origin=origin,
+        coverage_table="\n".join(
+            f"| {c['state']} | {c['counties_covered']} | {c['counties_total']} | "
+            f"{'' if c['share'] is None else format(c['share'], '.1%')} |" for c in coverage or []),
+        v1_fields="\n".join(
+            f"| `{f.name}` | {f.type} | {(f.metadata or {}).get(b'description', b'').decode()} |"
+            for f in V1_SCHEMA),
     )

@@ -1,0 +1,137 @@
+"""The county layer as the LOCUS paper defines it: one representative code per county, and coverage.
+
+Beside the access layer (``counties``: every code that applies in a county),
+``county_representatives`` keeps one code per county, chosen among the codes
+in the county that have sections:
+
+1. the county's own code (a county, a consolidated city-county, or a district
+   lying in that one county) when there is one -> rule ``own code``;
+2. else, when a population table is supplied (``--population CSV``) and lists
+   at least one candidate, the most populous listed place -> ``largest place by
+   population`` (places missing from the table are not candidates then);
+3. else the place with the most sections -> ``largest place by section count``.
+
+Ties go to more sections, then to the first id in natural order. ``coverage``
+counts, per state, the counties with a representative code against all the
+state's counties in the Census 2020 county table that ``addfips`` ships.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import addfips
+import pyarrow as pa
+
+from .build import BuildError, natural_key
+
+OWN, BY_POPULATION, BY_SECTIONS = "own code", "largest place by population", "largest place by section count"
+POPULATION_KEYS = ("jurisdiction_id", "geoid", "place_geoid", "county_geoid")
+
+
+def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
+    return pa.field(name, dtype, metadata={"description": description})
+
+
+STR, INT, DOUBLE = pa.string(), pa.int64(), pa.float64()
+REPRESENTATIVES = pa.schema([
+    _field("county_fips", STR, "Five-digit county FIPS code"),
+    _field("county_name", STR, "County name"),
+    _field("state", STR, "USPS state code"),
+    _field("jurisdiction_id", STR, "The county's representative code"),
+    _field("rule", STR, f"How it was chosen: {OWN}, {BY_POPULATION} or {BY_SECTIONS}"),
+    _field("population", INT, "Population of the representative jurisdiction, when the table gives it"),
+    _field("n_candidates", INT, "Codes with sections in the county"),
+])
+COVERAGE = pa.schema([
+    _field("state", STR, "USPS state code"),
+    _field("state_fips", STR, "Two-digit state FIPS code"),
+    _field("counties_covered", INT, "Counties with a representative code"),
+    _field("counties_total", INT, "Counties (and equivalents) in the state, Census 2020"),
+    _field("share", DOUBLE, "counties_covered / counties_total"),
+])
+
+
+def read_population(path: Path) -> dict[str, int]:
+    """Jurisdiction id (or GEOID) -> population, from a CSV with a key column and ``population``.
+
+    The key is the first non-empty of ``jurisdiction_id``, ``geoid``, ``place_geoid``,
+    ``county_geoid``; it matches a jurisdiction's id (a GEOID for LOCUS-v1 ingests).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise BuildError(f"{path}: population table not found")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BuildError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+    reader = csv.DictReader(text.splitlines())
+    columns = reader.fieldnames or []
+    keys = [k for k in POPULATION_KEYS if k in columns]
+    if not keys or "population" not in columns:
+        raise BuildError(f"{path}: needs a 'population' column and one of {', '.join(POPULATION_KEYS)} "
+                         f"(has: {', '.join(columns) or 'no header'})")
+    out: dict[str, int] = {}
+    for line, row in enumerate(reader, start=2):
+        key = next((row[k].strip() for k in keys if (row.get(k) or "").strip()), "")
+        value = (row.get("population") or "").strip()
+        if not key:
+            raise BuildError(f"{path}: line {line}: no {' or '.join(keys)}")
+        if not value.isdigit():
+            raise BuildError(f"{path}: line {line}: population {value!r} for {key!r} is not a whole number")
+        if key in out:
+            raise BuildError(f"{path}: line {line}: {key!r} listed twice")
+        out[key] = int(value)
+    return out
+
+
+def representative_rows(counties: list[dict], jurisdiction_rows: list[dict],
+                        population: dict[str, int] | None = None) -> list[dict]:
+    """One representative code per county of the access layer (see the module docstring)."""
+    n_sections = {j["jurisdiction_id"]: j["n_sections"] for j in jurisdiction_rows}
+    population = population or {}
+    out = []
+    for c in counties:
+        candidates = [jid for jid in c["jurisdiction_ids"] if n_sections.get(jid)]
+        if not candidates:
+            continue
+        listed = [jid for jid in candidates if jid in population]
+        if c["county_code_id"] in candidates:
+            chosen, rule = c["county_code_id"], OWN
+        elif listed:
+            chosen, rule = _largest(listed, lambda jid: population[jid], n_sections), BY_POPULATION
+        else:
+            chosen, rule = _largest(candidates, lambda jid: 0, n_sections), BY_SECTIONS
+        out.append({"county_fips": c["county_fips"], "county_name": c["county_name"], "state": c["state"],
+                    "jurisdiction_id": chosen, "rule": rule, "population": population.get(chosen),
+                    "n_candidates": len(candidates)})
+    return out
+
+
+def _largest(ids: list[str], size: Callable[[str], int], n_sections: dict[str, int]) -> str:
+    return min(ids, key=lambda jid: (-size(jid), -n_sections[jid], natural_key(jid)))
+
+
+def county_totals() -> dict[str, int]:
+    """Two-digit state FIPS -> number of counties, from addfips' Census 2020 table."""
+    with resources.files(addfips).joinpath("data", "counties_2020.csv").open(encoding="utf-8") as fh:
+        codes = {(r["statefp"], r["countyfp"]) for r in csv.DictReader(fh)}
+    return dict(Counter(state for state, _ in codes))
+
+
+def coverage_rows(representatives: list[dict], states: list[str]) -> list[dict]:
+    """Per state of the build: counties with a representative code, out of all its counties."""
+    fips = addfips.AddFIPS()
+    totals = county_totals()
+    covered = Counter(r["state"] for r in representatives)
+    rows = []
+    for state in sorted(set(states)):
+        state_fips = fips.get_state_fips(state) or ""
+        total = totals.get(state_fips, 0)
+        rows.append({"state": state, "state_fips": state_fips, "counties_covered": covered[state],
+                     "counties_total": total, "share": covered[state] / total if total else None})
+    return rows

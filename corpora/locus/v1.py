@@ -1,0 +1,424 @@
+"""LOCUS-v1 compatibility, both ways: ingest its Parquet files, and write its schema back.
+
+LOCUS-v1 (``LocalLaws/LOCUS-v1`` on the Hub) is what researchers load today. Its
+paper describes the row in :data:`V1_SCHEMA`; the published dataset card lists a
+narrower set of columns, with ``city``, ``county`` and
+``source_jurisdiction_type`` for ``jurisdiction_name``, ``represented_county_name``
+and ``jurisdiction_type`` (:data:`ALIASES`). :func:`read_v1` accepts both and any
+subset holding ``header``, ``content`` and a jurisdiction identity
+(``jurisdiction_geoid``, or ``jurisdiction_name`` with ``state``).
+
+Ingest (``neurips26 build locus --from-locus-v1 DIR``):
+
+- every file under DIR except the card (``README.md``) and hidden files is an input;
+  files that are not Parquet, lack a required column or have a column of the
+  wrong type are rejected whole, with the file and column named;
+- ``jurisdiction_id`` is the GEOID when given, else ``<slug of name>-<state>``;
+  ``section_id`` is ``<document_id>:<section_index>`` (``<jurisdiction_id>:<k>``
+  when those are absent); a section number at the start of the header
+  (``Sec. 6-12.``) becomes ``number``, else the section index does;
+- rows are ordered by jurisdiction id (natural order), then ``document_id``,
+  ``section_index``, file and row: that is the order ``locus_v1`` writes back;
+- columns outside the schema are reported in ``errors`` and kept nowhere; the
+  identity and label columns go to the ``v1_source`` config (keyed by
+  ``section_id``) so that ``locus_v1`` gives them back unchanged.
+
+Every build writes the ``locus_v1`` config (:func:`locus_v1_table`): a build from
+raw codes fills the identity columns from its own configs (``document_id`` is the
+jurisdiction, ``section_index`` the position in its code, the represented counties
+those the jurisdiction is the representative code of) and leaves labels and scores
+null until the analysis layer supplies them.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import addfips
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .build import CodeResult, FileReport, Jurisdiction, natural_key
+
+FORMAT = "locus-v1"
+SOURCE = "LocalLaws/LOCUS-v1"
+NOT_DATA = ("README.md",)  # the dataset card of a downloaded snapshot
+
+
+def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
+    return pa.field(name, dtype, metadata={"description": description})
+
+
+STR, INT, DOUBLE, BOOL, LIST = pa.string(), pa.int64(), pa.float64(), pa.bool_(), pa.list_(pa.string())
+FUNCTIONS = ("Context", "Rules", "Process", "Enforcement")
+TOPICS = ("Buildings", "Business", "Nuisance", "Zoning", "Other")
+V1_SCHEMA = pa.schema([
+    _field("document_id", STR, "Code (document) the section belongs to"),
+    _field("section_index", INT, "Position of the section within its document, from 0"),
+    _field("state", STR, "USPS state code"),
+    _field("jurisdiction_name", STR, "Name of the jurisdiction"),
+    _field("jurisdiction_type", STR, "Kind of jurisdiction, e.g. city or county"),
+    _field("jurisdiction_geoid", STR, "Census GEOID of the jurisdiction (5 digits county, 7 digits place)"),
+    _field("represented_county_fips", LIST, "Five-digit FIPS of the counties this code represents"),
+    _field("represented_county_name", LIST, "Names of those counties"),
+    _field("header", STR, "Section header (number and catchline)"),
+    _field("content", STR, "Section text"),
+    _field("is_substantive", BOOL, "Whether the section regulates conduct (has a topic)"),
+    _field("function", STR, f"Majority function label of three annotators: {', '.join(FUNCTIONS)}"),
+    _field("function_votes", INT, "Annotators agreeing with the function label (of 3)"),
+    _field("topic", STR, f"Majority topic label of substantive sections: {', '.join(TOPICS)}"),
+    _field("topic_votes", INT, "Annotators agreeing with the topic label (of 3)"),
+    *[_field(f"annotator{k}_function", STR, f"Annotator {k}'s function label") for k in (1, 2, 3)],
+    *[_field(f"annotator{k}_topic", STR, f"Annotator {k}'s topic label") for k in (1, 2, 3)],
+    *[_field(f"annotator{k}_confidence", DOUBLE, f"Annotator {k}'s confidence") for k in (1, 2, 3)],
+    _field("opacity", DOUBLE, "How hard the section is to understand (z-scored)"),
+    _field("paternalism", DOUBLE, "How much it restricts conduct for people's own good (z-scored)"),
+    _field("enforcement_discretion", DOUBLE, "Latitude it leaves to enforcing officials (z-scored)"),
+    _field("problem_salience", DOUBLE, "How prominently it names the problem it addresses (z-scored)"),
+])
+V1_COLUMNS = tuple(V1_SCHEMA.names)
+# Published dataset card column -> paper column.
+ALIASES = {"city": "jurisdiction_name", "county": "represented_county_name",
+           "source_jurisdiction_type": "jurisdiction_type"}
+IDENTITY = ("document_id", "section_index", "jurisdiction_type", "jurisdiction_geoid",
+            "represented_county_fips", "represented_county_name")
+LABELS = tuple(V1_COLUMNS[V1_COLUMNS.index("is_substantive"):])
+V1_SOURCE = pa.schema([_field("section_id", STR, "Section the LOCUS-v1 row was ingested as"),
+                       *[V1_SCHEMA.field(c) for c in IDENTITY + LABELS]])
+# jurisdiction_type (lower case) -> our kind; the first word found decides.
+TYPE_WORDS = (("consolidated", "consolidated"), ("county", "county"), ("parish", "county"),
+              ("borough", "town"), ("township", "town"), ("town", "town"), ("village", "village"),
+              ("district", "district"), ("city", "city"), ("municipal", "city"), ("place", "city"))
+
+
+class V1Error(ValueError):
+    """A LOCUS-v1 file cannot be used (the message names the file and column)."""
+
+
+# --- writing: the locus_v1 config of any build ------------------------------------------
+
+def _config(folder: Path, name: str, columns: list[str] | None = None) -> pa.Table | None:
+    shards = sorted((folder / "data" / name).glob("train-*.parquet"))
+    return pq.read_table(shards, columns=columns) if shards else None
+
+
+def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
+    """The ``locus_v1`` config of a built folder: one row per section, in ``sections`` order.
+
+    ``scores`` (keyed by ``section_id``; any of the label columns of :data:`V1_SCHEMA`)
+    overrides the labels; without it labels come from the ingested LOCUS-v1 rows
+    (``v1_source``) or are null.
+    """
+    folder = Path(folder)
+    sections = _config(folder, "sections", ["section_id", "jurisdiction_id", "state", "heading", "text", "order"])
+    jurisdictions = _config(folder, "jurisdictions", ["jurisdiction_id", "name", "kind"])
+    if sections is None or jurisdictions is None:
+        raise FileNotFoundError(f"{folder}: no sections/jurisdictions configs (not a built LOCUS folder)")
+    sections = sections.append_column("_i", pa.array(range(sections.num_rows), INT))
+    con = duckdb.connect(":memory:")
+    try:
+        con.register("s", sections)
+        con.register("j", jurisdictions)
+        reps = _config(folder, "county_representatives", ["county_fips", "county_name", "jurisdiction_id"])
+        if reps is None:
+            reps = pa.table({"county_fips": pa.array([], STR), "county_name": pa.array([], STR),
+                             "jurisdiction_id": pa.array([], STR)})
+        con.register("reps", reps)
+        source = _config(folder, "v1_source")
+        ingested = source is not None
+        if ingested:
+            con.register("v", source)
+        derived = {
+            "document_id": "s.jurisdiction_id", "section_index": "s.\"order\"", "jurisdiction_type": "j.kind",
+            "jurisdiction_geoid": "NULL::VARCHAR", "represented_county_fips": "coalesce(r.fips, [])",
+            "represented_county_name": "coalesce(r.names, [])",
+        }
+        select = {
+            "state": "s.state", "jurisdiction_name": "j.name", "header": "s.heading", "content": "s.text",
+            **{c: f"v.{c}" if ingested else derived[c] for c in IDENTITY},
+            **{c: f"v.{c}" if ingested else f"NULL::{_sql_type(c)}" for c in LABELS},
+        }
+        joins = ""
+        if scores is not None:
+            scores = _check_scores(scores)
+            con.register("sc", scores)
+            joins = "LEFT JOIN sc ON sc.section_id = s.section_id"
+            select.update({c: f"sc.{c}" for c in scores.column_names if c != "section_id"})
+        sql = f"""
+            WITH r AS (SELECT jurisdiction_id, list(county_fips ORDER BY county_fips) AS fips,
+                              list(county_name ORDER BY county_fips) AS names
+                       FROM reps GROUP BY jurisdiction_id)
+            SELECT {', '.join(f'{expr} AS "{c}"' for c, expr in select.items())}
+            FROM s JOIN j ON j.jurisdiction_id = s.jurisdiction_id
+            LEFT JOIN r ON r.jurisdiction_id = s.jurisdiction_id
+            {'LEFT JOIN v ON v.section_id = s.section_id' if ingested else ''}
+            {joins}
+            ORDER BY s._i"""
+        table = con.execute(sql).to_arrow_table()
+    finally:
+        con.close()
+    return table.select(list(V1_COLUMNS)).cast(V1_SCHEMA)
+
+
+def _sql_type(column: str) -> str:
+    dtype = V1_SCHEMA.field(column).type
+    return {STR: "VARCHAR", INT: "BIGINT", DOUBLE: "DOUBLE", BOOL: "BOOLEAN"}.get(dtype, "VARCHAR[]")
+
+
+def _check_scores(scores: pa.Table) -> pa.Table:
+    """Scores keyed by section_id with label columns of the LOCUS-v1 schema, cast to its types."""
+    if "section_id" not in scores.column_names:
+        raise V1Error("scores: no 'section_id' column")
+    unknown = [c for c in scores.column_names if c != "section_id" and c not in LABELS]
+    if unknown:
+        raise V1Error(f"scores: column(s) {', '.join(unknown)} are not label columns of the LOCUS-v1 schema "
+                      f"({', '.join(LABELS)})")
+    fields = [pa.field("section_id", STR), *[V1_SCHEMA.field(c) for c in scores.column_names if c != "section_id"]]
+    try:
+        return scores.select([f.name for f in fields]).cast(pa.schema(fields))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise V1Error(f"scores: cannot cast to the LOCUS-v1 types: {exc}") from None
+
+
+# --- reading: LOCUS-v1 Parquet files into our configs -----------------------------------
+
+@dataclass
+class V1Source:
+    """A LOCUS-v1 download, read: jurisdictions, their sections (lazily), files and problems."""
+
+    jurisdictions: list[Jurisdiction]
+    files: list[FileReport]
+    errors: list[dict]
+    table: pa.Table  # canonical columns + _jid, sorted in output order
+    file_names: list[str]
+    n_rows: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> sections
+    n_files: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> files its rows came from
+
+    def results(self) -> Iterator[tuple[CodeResult, list[dict]]]:
+        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction."""
+        start = 0
+        for j in self.jurisdictions:
+            part = self.table.slice(start, self.n_rows[j.jurisdiction_id]).to_pylist()
+            start += len(part)
+            rows, source_rows, seen = [], [], defaultdict(int)
+            for row in part:
+                index = row["section_index"]
+                key = (f"{row['document_id']}:{index}" if row["document_id"] is not None and index is not None
+                       else f"{j.jurisdiction_id}:{len(rows)}")
+                seen[key] += 1
+                section_id = key if seen[key] == 1 else f"{key}~{seen[key]}"
+                rows.append({
+                    "section_id": section_id, "jurisdiction_id": j.jurisdiction_id, "state": j.state,
+                    "number": _number(row["header"]) or str(len(rows) if index is None else index),
+                    "heading": row["header"] or "", "text": row["content"] or "", "path": [], "history": [],
+                    "cross_references": [], "status": "active", "order": len(rows),
+                    "source_file": self.file_names[row["_file"]], "format": FORMAT,
+                })
+                source_rows.append({"section_id": section_id, **{c: row[c] for c in IDENTITY + LABELS}})
+            yield CodeResult(j.jurisdiction_id, rows, [], []), source_rows
+
+
+NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*([0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")
+
+
+def _number(header: str | None) -> str | None:
+    match = NUMBER.match(header or "")
+    return match.group(1) if match else None
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def kind_of(jurisdiction_type: str | None, geoid: str | None) -> str | None:
+    """Our kind for a LOCUS-v1 jurisdiction_type (None when unknown); a 5-digit GEOID means county."""
+    if jurisdiction_type is None or not jurisdiction_type.strip():
+        return "county" if geoid and len(geoid) == 5 else "city"
+    text = jurisdiction_type.lower()
+    return next((kind for word, kind in TYPE_WORDS if word in text), None)
+
+
+def _is(dtype: pa.DataType, want: pa.DataType) -> bool:
+    if want == STR:
+        return pa.types.is_string(dtype) or pa.types.is_large_string(dtype) or pa.types.is_null(dtype)
+    if want == INT:
+        return pa.types.is_integer(dtype) or pa.types.is_null(dtype)
+    if want == DOUBLE:
+        return pa.types.is_floating(dtype) or pa.types.is_integer(dtype) or pa.types.is_null(dtype)
+    if want == BOOL:
+        return pa.types.is_boolean(dtype) or pa.types.is_null(dtype)
+    return ((pa.types.is_list(dtype) or pa.types.is_large_list(dtype)) and _is(dtype.value_type, STR)) or \
+        _is(dtype, STR)  # a single county as a plain string
+
+
+def read_file(path: Path, name: str) -> tuple[pa.Table, list[str]]:
+    """One LOCUS-v1 file as a table of all :data:`V1_SCHEMA` columns; also its unknown columns."""
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise V1Error(f"{name}: not a Parquet file ({str(exc).splitlines()[0]})") from None
+    rename = {}
+    for column in schema.names:
+        target = ALIASES.get(column, column)
+        if target in V1_COLUMNS and target not in rename.values() and (column == target or target not in schema.names):
+            rename[column] = target
+    unknown = [c for c in schema.names if c not in rename]
+    present = set(rename.values())
+    missing = [c for c in ("header", "content") if c not in present]
+    if "jurisdiction_geoid" not in present and not {"jurisdiction_name", "state"} <= present:
+        missing.append("jurisdiction_geoid (or jurisdiction_name/city and state)")
+    if missing:
+        raise V1Error(f"{name}: missing required column(s) {', '.join(missing)}")
+    for column, target in rename.items():
+        dtype = schema.field(column).type
+        if not _is(dtype, V1_SCHEMA.field(target).type):
+            raise V1Error(f"{name}: column {column!r} has type {dtype}, expected {V1_SCHEMA.field(target).type}")
+    table = pq.read_table(path, columns=list(rename)).rename_columns([rename[c] for c in rename])
+    columns = []
+    for f in V1_SCHEMA:
+        if f.name not in table.column_names:
+            columns.append(pa.nulls(table.num_rows, f.type))
+            continue
+        column = table.column(f.name)
+        if f.type == LIST and not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+            column = pa.array([None if v is None else [v] for v in column.to_pylist()], LIST)
+        columns.append(column.cast(f.type))
+    return pa.table(columns, schema=V1_SCHEMA), unknown
+
+
+def _county_tables() -> tuple[dict[str, str], dict[str, str]]:
+    """(five-digit FIPS -> county name, two-digit state FIPS -> USPS) from addfips' tables."""
+    data = resources.files(addfips).joinpath("data")
+    with data.joinpath("counties_2020.csv").open(encoding="utf-8") as fh:
+        names = {r["statefp"] + r["countyfp"]: r["name"] for r in csv.DictReader(fh)}
+    with data.joinpath("states.csv").open(encoding="utf-8") as fh:
+        states = {r["fips"]: r["postal"] for r in csv.DictReader(fh)}
+    return names, states
+
+
+def read_v1(folder: Path) -> V1Source:
+    """Read a LOCUS-v1 download (any depth of Parquet files) into our jurisdictions and sections."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: LOCUS-v1 folder not found")
+    fips = addfips.AddFIPS()
+    county_names, state_of_fips = _county_tables()
+    files = sorted((p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")
+                    and p.name not in NOT_DATA), key=lambda p: natural_key(p.relative_to(folder).as_posix()))
+    reports, errors, tables, names = [], [], [], []
+    for path in files:
+        rel = path.relative_to(folder).as_posix()
+        report = FileReport(rel, _sha256(path), "rejected", FORMAT)
+        reports.append(report)
+        try:
+            table, unknown = read_file(path, rel)
+        except V1Error as exc:
+            report.reason = str(exc)
+            continue
+        report.status, report.sections = "parsed", table.num_rows
+        if unknown:
+            errors.append({"source_file": rel, "jurisdiction_id": None, "level": "record",
+                           "reason": f"column(s) {', '.join(unknown)} not in the LOCUS-v1 schema: not kept"})
+        tables.append(table.append_column("_file", pa.array([len(names)] * table.num_rows, INT))
+                      .append_column("_row", pa.array(range(table.num_rows), INT)))
+        names.append(rel)
+    if not tables:
+        table = V1_SCHEMA.empty_table().append_column("_file", pa.array([], INT)).append_column(
+            "_row", pa.array([], INT))
+    else:
+        table = pa.concat_tables(tables)
+
+    # Jurisdiction identity, row by row (only the small identity columns leave Arrow).
+    geoids = table.column("jurisdiction_geoid").to_pylist()
+    jnames = table.column("jurisdiction_name").to_pylist()
+    states = table.column("state").to_pylist()
+    types = table.column("jurisdiction_type").to_pylist()
+    cfips = table.column("represented_county_fips").to_pylist()
+    cnames = table.column("represented_county_name").to_pylist()
+    rows_file, rows_row = table.column("_file").to_pylist(), table.column("_row").to_pylist()
+    jids: list[str | None] = []
+    found: dict[str, Jurisdiction] = {}
+    n_files: dict[str, set[int]] = defaultdict(set)
+    for i, (geoid, name, state, jtype) in enumerate(zip(geoids, jnames, states, types, strict=True)):
+        def reject(reason: str, i: int = i) -> None:
+            errors.append({"source_file": names[rows_file[i]], "jurisdiction_id": None, "level": "record",
+                           "reason": f"row {rows_row[i]}: {reason}; row skipped"})
+            jids.append(None)
+
+        geoid = (geoid or "").strip() or None
+        if geoid and not geoid.isdigit():
+            reject(f"jurisdiction_geoid {geoid!r} is not a numeric GEOID")
+            continue
+        if not state and geoid:
+            state = state_of_fips.get(geoid[:2])
+        if not state or not fips.get_state_fips(state):
+            reject(f"state {state!r} is not a USPS state code")
+            continue
+        kind = kind_of(jtype, geoid)
+        if kind is None:
+            reject(f"jurisdiction_type {jtype!r} is not a known kind ({', '.join(w for w, _ in TYPE_WORDS)})")
+            continue
+        if not geoid and not (name or "").strip():
+            reject("no jurisdiction_geoid and no jurisdiction_name")
+            continue
+        jid = geoid or f"{slug(name)}-{state.lower()}"
+        jids.append(jid)
+        n_files[jid].add(rows_file[i])
+        j = found.get(jid)
+        if j is None:
+            j = found[jid] = Jurisdiction(jid, (name or "").strip() or jid, kind, state.upper(), [], SOURCE,
+                                          fips.get_state_fips(state))
+        for county_fips, county_name in _counties(cfips[i], cnames[i]):
+            code = county_fips
+            if code and not (len(code) == 5 and code.isdigit()):
+                code = None
+            code = code or (fips.get_county_fips(county_name, state=j.state) if county_name else None)
+            label = county_name or county_names.get(code or "", code or "")
+            if label and label not in j.counties:
+                j.counties.append(label)
+            if code and code not in j.county_fips:
+                j.resolved_counties.append((label, code))
+            elif not code and label:
+                errors.append({"source_file": names[rows_file[i]], "jurisdiction_id": jid, "level": "record",
+                               "reason": f"row {rows_row[i]}: county {label!r} not found in {j.state} "
+                                         "(kept without it)"})
+
+    # Output order: jurisdiction (natural), document_id, section_index, file, row.
+    jurisdictions = sorted(found.values(), key=lambda j: natural_key(j.jurisdiction_id))
+    rank = {j.jurisdiction_id: k for k, j in enumerate(jurisdictions)}
+    keep = pa.array([jid is not None for jid in jids], BOOL)
+    table = table.append_column("_jid", pa.array(jids, STR)).append_column(
+        "_rank", pa.array([rank.get(jid, -1) for jid in jids], INT)).filter(keep)
+    doc = pc.fill_null(table.column("document_id"), "")
+    table = table.append_column("_doc", doc)
+    order = pc.sort_indices(table, sort_keys=[("_rank", "ascending"), ("_doc", "ascending"),
+                                              ("section_index", "ascending", "at_end"), ("_file", "ascending"),
+                                              ("_row", "ascending")])
+    table = table.take(order).drop_columns(["_rank", "_doc"])
+    n_rows: dict[str, int] = defaultdict(int)
+    for jid in jids:
+        if jid is not None:
+            n_rows[jid] += 1
+    return V1Source(jurisdictions, reports, errors, table, names, dict(n_rows),
+                    {jid: len(f) for jid, f in n_files.items()})
+
+
+def _counties(fips_list: list[str] | None, name_list: list[str] | None) -> list[tuple[str | None, str | None]]:
+    fips_list, name_list = fips_list or [], name_list or []
+    n = max(len(fips_list), len(name_list))
+    return [(fips_list[k] if k < len(fips_list) else None, name_list[k] if k < len(name_list) else None)
+            for k in range(n)]
+
+
+def _sha256(path: Path) -> str:
+    from neurips26.hubfolder import sha256_file
+
+    return sha256_file(path)
