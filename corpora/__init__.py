@@ -15,6 +15,7 @@ RESOURCES: dict[str, str] = {
     "tar": "neurips26.corpora.tar.build",
     "clovr": "neurips26.corpora.clovr.build",
     "rolebench_unlearn": "neurips26.corpora.rolebench_unlearn.build",
+    "frameselect": "neurips26.corpora.frameselect.build",
 }
 
 

@@ -1,0 +1,238 @@
+"""Build the FrameSelect tables (selections and results) into a Hub-ready dataset folder; replay them.
+
+``--raw DIR`` is a folder holding built benchmark folders (``DIR/tar``, ``DIR/clovr``);
+without it the build uses the folders the video lm-eval tasks use (built from the
+generated releases on first use). For every question of every benchmark, every selector
+(all registered ones plus ``framerouter``) picks frames at every budget; the choices go to
+the ``selections`` config, the selection-level metrics to ``results``.
+
+:func:`replay` answers the stored selections with an answering model and writes its
+answer-level rows into ``results``; it reads ``selections`` and never runs a selector, so
+the ``selections`` shards stay byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from neurips26 import __version__, hubfolder
+
+BUILDER_VERSION = "1.0.0"
+BENCHMARKS = ("tar", "clovr")
+BUDGETS = (8, 16, 32, 64)
+Progress = Callable[[int, int], None] | None
+
+
+def column(name: str, dtype: pa.DataType, description: str) -> pa.Field:
+    return pa.field(name, dtype, metadata={"description": description})
+
+
+STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
+SELECTIONS = pa.schema([
+    column("benchmark", STR, "tar or clovr"),
+    column("question_id", STR, "Question id in the benchmark's folder"),
+    column("selector", STR, "Frame selector (framerouter: FrameRouter)"),
+    column("encoder", STR, "Encoder of the candidate pool's features"),
+    column("budget", INT, "Frame budget (FrameRouter: the reference mean budget)"),
+    column("seed", INT, "Random seed given to the selector"),
+    column("n_frames", INT, "Frames chosen (the budget, or the whole pool when it is smaller)"),
+    column("video_ids", pa.list_(STR), "Video of each chosen frame"),
+    column("frame_indices", pa.list_(INT), "Frame number of each chosen frame inside its video"),
+    column("timestamps", pa.list_(FLOAT), "Time of each chosen frame in seconds inside its video"),
+    column("scores", pa.list_(FLOAT), "Selector's score of each chosen frame (null when it gives none)"),
+])
+RESULTS = pa.schema([
+    column("benchmark", STR, "tar or clovr"),
+    column("selector", STR, "Frame selector"),
+    column("evaluator", STR, "selection (against evidence spans) or answer (through an answering model)"),
+    column("budget", INT, "Frame budget"),
+    column("answering_model", STR, "Answering model (empty for selection-level metrics)"),
+    column("metric", STR, "Metric name"),
+    column("value", FLOAT, "Mean over the questions it is defined for"),
+    column("n", INT, "Number of questions in the mean"),
+])
+META = {
+    "name": "frameselect",
+    "pretty_name": "FrameSelect: frame selections and results for video question answering",
+    "description": "Frame indices, timestamps and scores chosen by frame selectors for every question of TAR and "
+                   "CLoVR-Bench at several frame budgets, with selection-level and answer-level results.",
+    "license": "cc-by-4.0",
+    "license_url": "https://creativecommons.org/licenses/by/4.0/",
+    "url": "https://huggingface.co/datasets/neurips26/frameselect",
+    "version": "1.0.0",
+    "task_categories": ["video-text-to-text"],
+    "tags": ["video", "frame-selection", "benchmark", "evaluation"],
+    "citation": "FrameSelect. NeurIPS 2026.",
+    "rai": {
+        "data_collection": "Computed by running frame selectors on the questions of built TAR and CLoVR-Bench "
+                           "folders; no data about people is collected.",
+        "data_collection_type": ["Software Collection"],
+        "data_preprocessing_protocol": ["Candidate frames at a fixed rate, encoded by one encoder; selections "
+                                        "checked for size and uniqueness; metrics averaged over questions."],
+        "data_biases": ["Inherits the benchmarks' biases; the generated releases are synthetic traffic scenes."],
+        "data_limitations": ["Results depend on the candidate rate, encoder and answering model recorded with them."],
+        "data_use_cases": ["Comparing frame selectors; re-answering stored selections with other VLMs."],
+        "data_social_impact": "Makes video-VLM front ends comparable; no direct impact on people.",
+        "personal_sensitive_information": ["None beyond the benchmark videos it points to."],
+        "data_release_maintenance_plan": "Rebuilt with `neurips26 build frameselect`; manifest.json records the "
+                                         "parameters and the digests of the benchmark folders.",
+    },
+}
+
+
+@dataclass
+class Report:
+    """What a FrameSelect build made."""
+
+    questions: dict[str, int] = field(default_factory=dict)
+    selections: int = 0
+    results: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    problems: int = 0
+
+    def summary(self) -> str:
+        qs = ", ".join(f"{k} {v}" for k, v in self.questions.items())
+        refused = "; ".join(f"{k} refused {v}" for k, v in sorted(self.refused.items()))
+        return (f"{self.selections:,} selections of {sum(self.questions.values())} questions ({qs}), "
+                f"{self.results:,} result rows" + (f"; {refused}" if refused else ""))
+
+
+def _specs() -> dict[str, hubfolder.ConfigSpec]:
+    return {"selections": hubfolder.ConfigSpec("selections", SELECTIONS, "One row per (benchmark, question, "
+                                               "selector, budget): the chosen frames.", default=True),
+            "results": hubfolder.ConfigSpec("results", RESULTS, "One row per (benchmark, selector, evaluator, "
+                                            "budget, answering model, metric): a mean over questions.")}
+
+
+def _benchmark_folder(raw: Path | None, name: str) -> Path:
+    if raw is None:
+        from neurips26.tasks import dataset_folder
+
+        return Path(dataset_folder(name))
+    return Path(raw) / name
+
+
+def _sort_results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: (r["benchmark"], r["evaluator"], r["answering_model"], r["selector"],
+                                       r["budget"], r["metric"]))
+
+
+def build(raw: Path | None = None, out: Path = Path("frameselect"), workers: int = 1, progress: Progress = None,
+          benchmarks: Sequence[str] = BENCHMARKS, selectors: Sequence[str] | None = None,
+          budgets: Sequence[int] = BUDGETS, encoder: str = "descriptor", candidate_fps: float = 10.0, seed: int = 0,
+          limit: int | None = None, cache: Path | None = None) -> Report:
+    """Select frames for every (benchmark, question, selector, budget) and write ``out`` (see the module docstring)."""
+    from neurips26.methods.frameselect import SELECTORS, runner
+    from neurips26.methods.frameselect import benchmarks as bench
+
+    selectors = list(selectors) if selectors else [*SELECTORS.names(), runner.ROUTER]
+    cache = runner.default_cache() if cache is None else cache
+    report = Report()
+    selection_rows: list[dict[str, Any]] = []
+    result_rows: list[dict[str, Any]] = []
+    inputs: dict[str, str] = {}
+    for name in benchmarks:
+        folder = _benchmark_folder(raw, name)
+        questions = bench.load(name, folder, limit=limit)
+        inputs[f"{name}/manifest.json"] = hubfolder.sha256_file(folder / "manifest.json")
+        pools = runner.pools(questions, encoder, candidate_fps, cache)
+        rows, refused = runner.select_all(questions, pools, selectors, budgets, encoder, seed, progress)
+        selection_rows += rows
+        result_rows += runner.selection_rows(rows, questions, pools, 1.0 / candidate_fps)
+        report.questions[name] = len(questions)
+        report.refused.update({f"{name}/{k}": v for k, v in refused.items()})
+    report.selections, report.results = len(selection_rows), len(result_rows)
+
+    out = Path(out)
+    hubfolder.reset_folder(out)
+    specs = _specs()
+    hubfolder.write_table(out, specs["selections"], selection_rows)
+    hubfolder.write_table(out, specs["results"], _sort_results(result_rows))
+    parameters = {"benchmarks": list(benchmarks), "selectors": selectors, "budgets": [int(b) for b in budgets],
+                  "encoder": encoder, "candidate_fps": candidate_fps, "seed": seed, "limit": limit}
+    _finish(out, list(specs.values()), parameters, inputs)
+    return report
+
+
+def _finish(out: Path, configs: list[hubfolder.ConfigSpec], parameters: dict[str, Any],
+            inputs: dict[str, str]) -> None:
+    builder = {"name": "neurips26.corpora.frameselect", "version": BUILDER_VERSION, "package_version": __version__,
+               "parameters": parameters}
+    hubfolder.write_manifest(out, configs, builder, inputs)
+    hubfolder.write_card(out, configs, META, render_card(out, configs, parameters))
+    hubfolder.write_croissant(out, configs, META)
+
+
+def read_config(folder: Path, config: str) -> pa.Table:
+    """All rows of one config of a built folder (its shards in order)."""
+    files = sorted((Path(folder) / "data" / config).glob("*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"{folder}: no {config} config (data/{config}/*.parquet); "
+                                "build it with: neurips26 build frameselect")
+    return pa.concat_tables(pq.read_table(f) for f in files)
+
+
+def replay(folder: Path, model: str, raw: Path | None = None, progress: Progress = None,
+           **answerer_options: Any) -> list[dict[str, Any]]:
+    """Answer the stored selections of ``folder`` with ``model``; write and return its answer-level rows."""
+    from neurips26.methods.frameselect import benchmarks as bench
+    from neurips26.methods.frameselect import runner
+    from neurips26.methods.frameselect.answerers import answerer
+
+    folder = Path(folder)
+    manifest_path = folder / "manifest.json"
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"{folder}: not a built FrameSelect folder (no manifest.json)")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("builder", {}).get("name") != "neurips26.corpora.frameselect":
+        raise ValueError(f"{folder}: manifest.json is not a FrameSelect build's")
+    selections = read_config(folder, "selections").to_pylist()
+    answering = answerer(model, **answerer_options)
+    rows: list[dict[str, Any]] = []
+    for name in sorted({r["benchmark"] for r in selections}):
+        questions = bench.load(name, _benchmark_folder(raw, name))
+        rows += runner.answer_rows([r for r in selections if r["benchmark"] == name], questions, answering, progress)
+    kept = [r for r in read_config(folder, "results").to_pylist()
+            if not (r["evaluator"] == "answer" and r["answering_model"] == answering.name)]
+    specs = _specs()
+    specs["selections"].shards = {split: [hubfolder.Shard(**s) for s in shards]
+                                  for split, shards in manifest["configs"]["selections"].items()}
+    hubfolder.write_table(folder, specs["results"], _sort_results(kept + rows))
+    _finish(folder, list(specs.values()), manifest["builder"]["parameters"], manifest["inputs"]["sha256"])
+    return rows
+
+
+def render_card(out: Path, configs: list[hubfolder.ConfigSpec], parameters: dict[str, Any],
+                repo: str = "frameselect") -> str:
+    """The card's prose with this build's counts filled in."""
+    template = Template(resources.files("neurips26.cards").joinpath("frameselect.md").read_text(encoding="utf-8"))
+    selections = read_config(out, "selections")
+    results = read_config(out, "results")
+    questions = {(b, q) for b, q in zip(selections["benchmark"].to_pylist(), selections["question_id"].to_pylist(),
+                                        strict=True)}
+    models = sorted({m for m in results["answering_model"].to_pylist() if m})
+
+    def fields(schema: pa.Schema) -> str:
+        lines = ["| field | type | description |", "|---|---|---|"]
+        return "\n".join(lines + [f"| `{f.name}` | {f.type} | {(f.metadata or {}).get(b'description', b'').decode()} |"
+                                  for f in schema])
+
+    return template.substitute(
+        repo=repo, n_selections=f"{selections.num_rows:,}", n_questions=len(questions),
+        benchmarks=", ".join(parameters["benchmarks"]), n_selectors=len(parameters["selectors"]),
+        selectors=", ".join(parameters["selectors"]), budgets=", ".join(map(str, parameters["budgets"])),
+        encoder=parameters["encoder"], candidate_fps=parameters["candidate_fps"], seed=parameters["seed"],
+        n_results=f"{results.num_rows:,}", models=", ".join(models) or "none yet",
+        origin="Built on the generated (synthetic) releases unless `--raw` named real ones.",
+        config_table="\n".join(f"| `{c.name}` | {c.rows():,} | {c.description} |" for c in configs),
+        selection_fields=fields(SELECTIONS), result_fields=fields(RESULTS),
+    )
