@@ -1,0 +1,52 @@
+"""Helpers the selectors share: query relevance, equal segments of the timeline, grey thumbnails."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Pool
+
+
+def relevance(pool: Pool) -> np.ndarray:
+    """Cosine similarity of each candidate's features to the query's (both L2-normalised)."""
+    return np.asarray(pool.features, np.float64) @ np.asarray(pool.query_features, np.float64)
+
+
+def minmax(x: np.ndarray) -> np.ndarray:
+    """``x`` rescaled to [0, 1]; a constant vector becomes all ones."""
+    span = x.max() - x.min()
+    return (x - x.min()) / span if span > 0 else np.ones_like(x, dtype=np.float64)
+
+
+def segments(n: int, k: int) -> list[np.ndarray]:
+    """``k`` contiguous, near-equal runs of positions ``0..n-1`` (the first ones one longer when uneven)."""
+    return [s for s in np.array_split(np.arange(n), k)]
+
+
+def grey(pool: Pool) -> np.ndarray:
+    """The pool's thumbnails as float grey images in [0, 1], shape (N, h, w)."""
+    return np.asarray(pool.pixels, np.float64).mean(axis=3) / 255.0
+
+
+def same_video_pairs(pool: Pool) -> np.ndarray:
+    """For each candidate i > 0, whether i - 1 is in the same video (the first candidate: False)."""
+    same = np.zeros(pool.n, bool)
+    same[1:] = pool.video_index[1:] == pool.video_index[:-1]
+    return same
+
+
+def nearest_unique(timeline: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """For each target time in order, the nearest candidate not taken yet (ties to the earlier one)."""
+    taken = np.zeros(len(timeline), bool)
+    out = []
+    for t in targets:
+        distance = np.where(taken, np.inf, np.abs(timeline - t))
+        i = int(np.argmin(distance))
+        taken[i] = True
+        out.append(i)
+    return np.array(out, np.int64)
+
+
+def top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest scores (ties to the earlier position)."""
+    return np.argsort(-scores, kind="stable")[:k]
