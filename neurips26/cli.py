@@ -243,6 +243,12 @@ from neurips26.space.serve import serve  # noqa: E402
 for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
     app.command()(friendly(command))
 
+from neurips26.methods.frameselect.cli import frameselect  # noqa: E402
+
+for info in frameselect.registered_commands:  # a sub-app: neurips26 frameselect run|replay|list
+    info.callback = friendly(info.callback)
+app.add_typer(frameselect, name="frameselect")
+
 
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="neurips26")

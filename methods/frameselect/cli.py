@@ -1,0 +1,186 @@
+"""``neurips26 frameselect run|replay|list``: compare frame selectors, re-answer stored selections, list components.
+
+Registered in ``neurips26.cli`` as a sub-app: ``app.add_typer(frameselect, name="frameselect")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+frameselect = typer.Typer(help="FrameSelect: compare frame selectors, replay stored selections, list components.",
+                          no_args_is_help=True, add_completion=False)
+console = Console(width=max(Console().width, 132))  # the comparison table is wide
+err = Console(stderr=True)
+METRIC_LABELS = {"recall": "R", "precision": "P", "tiou": "IoU", "coverage": "Cov", "redundancy": "Red"}
+
+
+def _bar() -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=True)
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{what} must be comma-separated integers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise ValueError(f"{what} must be integers >= 1, got {text!r}")
+    return values
+
+
+def comparison_table(rows: Sequence[dict[str, Any]], benchmark: str, budgets: Sequence[int]) -> Table:
+    """Rows: selectors; columns: budgets; cells: the selection-level metrics (R P IoU Cov Red)."""
+    cells: dict[tuple[str, int], dict[str, float]] = {}
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r["benchmark"] == benchmark and r["evaluator"] == "selection":
+            cells.setdefault((r["selector"], r["budget"]), {})[r["metric"]] = r["value"]
+            if r["metric"] == "recall":
+                counts[r["selector"]] = max(counts.get(r["selector"], 0), r["n"])
+    legend = "/".join(METRIC_LABELS.values())
+    table = Table(title=f"{benchmark}: selection-level metrics ({legend}) per budget")
+    table.add_column("selector")
+    table.add_column("n")
+    for b in budgets:
+        table.add_column(f"{b} frames", justify="right")
+    for selector in sorted({s for s, _ in cells}):
+        row = [selector, str(counts.get(selector, ""))]
+        for b in budgets:
+            values = cells.get((selector, b), {})
+            row.append("/".join("-" if values.get(m) is None else f"{values[m]:.2f}".removeprefix("0")
+                                for m in METRIC_LABELS))
+        table.add_row(*row)
+    return table
+
+
+def plot(rows: Sequence[dict[str, Any]], benchmark: str, path: Path) -> Path:
+    """One panel per selection-level metric: value against budget, a line per selector."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    selectors = sorted({r["selector"] for r in rows if r["benchmark"] == benchmark})
+    fig, axes = plt.subplots(1, len(METRIC_LABELS), figsize=(4 * len(METRIC_LABELS), 4), sharex=True)
+    cmap = plt.get_cmap("tab20")
+    for ax, metric in zip(axes, METRIC_LABELS, strict=True):
+        for k, selector in enumerate(selectors):
+            pts = sorted((r["budget"], r["value"]) for r in rows if r["benchmark"] == benchmark
+                         and r["selector"] == selector and r["metric"] == metric and r["evaluator"] == "selection")
+            if pts:
+                style = {"lw": 2.5, "color": "black"} if selector in ("uniform", "framerouter") else {"lw": 1}
+                ax.plot(*zip(*pts, strict=True), marker="o", ms=3, label=selector,
+                        **({"color": cmap(k % 20)} | style))
+        ax.set_xscale("log", base=2)
+        ax.set_title(metric)
+        ax.set_xlabel("frame budget")
+    axes[0].legend(fontsize=6, ncol=2)
+    fig.suptitle(f"FrameSelect on {benchmark}")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+@frameselect.command()
+def run(
+    benchmark: Annotated[str, typer.Option(help="tar or clovr (comma-separated for both).")] = "tar",
+    selectors: Annotated[str | None, typer.Option(help="Comma-separated selectors (default: all, plus "
+                                                       "framerouter).")] = None,
+    budgets: Annotated[str, typer.Option(help="Comma-separated frame budgets.")] = "8,16,32,64",
+    encoder: Annotated[str, typer.Option(help="Encoder of the candidate pools.")] = "descriptor",
+    candidate_fps: Annotated[float, typer.Option(help="Candidate frames per second of video.")] = 10.0,
+    seed: Annotated[int, typer.Option(help="Seed given to the selectors.")] = 0,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions with evidence.")] = None,
+    data: Annotated[Path | None, typer.Option(help="Folder holding built tar/ and clovr/ folders "
+                                                   "(default: the generated releases).")] = None,
+    plot_path: Annotated[Path | None, typer.Option("--plot", help="PNG to write (default: "
+                                                                  "frameselect-<benchmark>.png).")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Also write the result rows as JSON.")] = None,
+) -> None:
+    """Run selectors at several budgets on a benchmark; print the comparison table and write a plot."""
+    import json
+
+    from neurips26.methods.frameselect import SELECTORS, runner
+
+    names = [s.strip() for s in selectors.split(",") if s.strip()] if selectors else [*SELECTORS.names(),
+                                                                                        runner.ROUTER]
+    sizes = _ints(budgets, "--budgets")
+    all_rows: list[dict[str, Any]] = []
+    for name in [b.strip() for b in benchmark.split(",") if b.strip()]:
+        with _bar() as bar:
+            task = bar.add_task(f"{name}: selecting", total=None)
+            _, rows, refused = runner.run(name, names, sizes, encoder, candidate_fps, seed,
+                                          data / name if data else None, limit,
+                                          progress=lambda d, t, task=task: bar.update(task, completed=d, total=t))
+        console.print(comparison_table(rows, name, sizes))
+        for selector, n in sorted(refused.items()):
+            console.print(f"[yellow]{selector}[/yellow] refused {n} question(s) (its pool needs are not met)",
+                          highlight=False)
+        path = plot(rows, name, plot_path or Path(f"frameselect-{name}.png"))
+        console.print(f"plot: {path}", highlight=False)
+        all_rows += rows
+    if json_path:
+        json_path.write_text(json.dumps(all_rows, indent=1) + "\n", encoding="utf-8")
+        console.print(f"results: {json_path}", highlight=False)
+
+
+@frameselect.command()
+def replay(
+    folder: Annotated[Path, typer.Argument(help="A folder written by `neurips26 build frameselect`.")],
+    model: Annotated[str, typer.Option(help="Answering model: tiny-idefics3[-seed<k>], hf:<model id or folder>, "
+                                            "or a model folder.")],
+    data: Annotated[Path | None, typer.Option(help="Folder holding the built tar/ and clovr/ folders the "
+                                                   "selections were made on (default: the generated releases).")
+                    ] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="Answer length in tokens.")] = 16,
+) -> None:
+    """Answer the stored selections with another model (no selector runs) and add its rows to `results`."""
+    from neurips26.corpora.frameselect.build import replay as replay_folder
+
+    with _bar() as bar:
+        task = bar.add_task(f"answering with {model}", total=None)
+        rows = replay_folder(folder, model, data, lambda d, t: bar.update(task, completed=d, total=t),
+                             max_new_tokens=max_new_tokens)
+    table = Table(title=f"answer-level results, {model}")
+    for name in ("benchmark", "selector", "budget", "metric", "value", "n"):
+        table.add_column(name)
+    for r in rows:
+        table.add_row(r["benchmark"], r["selector"], str(r["budget"]), r["metric"], f"{r['value']:.3f}", str(r["n"]))
+    console.print(table)
+    console.print(f"[green]wrote[/green] {len(rows)} rows to {folder}/data/results", highlight=False)
+
+
+@frameselect.command("list")
+def list_components() -> None:
+    """List the registered selectors, encoders, evaluators, benchmarks and answering backends."""
+    from neurips26.methods.frameselect import (  # noqa: F401  (register every component)
+        ANSWERERS,
+        BENCHMARKS,
+        ENCODERS,
+        EVALUATORS,
+        SELECTORS,
+        answerers,
+        benchmarks,
+        evaluators,
+        runner,
+    )
+
+    table = Table(title="FrameSelect components")
+    table.add_column("kind")
+    table.add_column("name")
+    table.add_column("needs")
+    for registry in (SELECTORS, ENCODERS, EVALUATORS, BENCHMARKS, ANSWERERS):
+        for name in registry.names():
+            table.add_row(registry.kind, name, ", ".join(registry.needs(name)))
+    table.add_row("selector", runner.ROUTER, "(FrameRouter: per-question budgets, mean = the budget)")
+    console.print(table)
