@@ -39,9 +39,9 @@ NARROW = ("when does", "when did", "what type", "what colour", "what color", "is
 TEMPERATURE = 0.05
 # (upper demand bound of the band, selectors in order of preference)
 BANK: tuple[tuple[float, tuple[str, ...]], ...] = (
-    (1 / 3, ("query_topk", "topk", "clip_topk", "uniform")),
-    (2 / 3, ("mmr", "query_mmr", "dpp", "uniform")),
-    (1.0, ("uniform",)),
+    (1 / 3, ("nms_topk", "topk", "uniform")),  # one moment matters: the most query-relevant, kept apart
+    (2 / 3, ("segment_top1", "uniform")),  # relevance within an even spread
+    (1.0, ("uniform",)),  # evidence everywhere: cover the timeline
 )
 
 
