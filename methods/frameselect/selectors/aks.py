@@ -6,7 +6,7 @@ distributed over the video by recursion. A segment with budget ``m`` is *judged*
 the mean of its top-``m`` scores exceeds the mean of all its scores by more than
 ``threshold``, relevance dominates and its top-``m`` frames are taken; otherwise it is
 *split* into two halves, each with half the budget (the first half takes the odd one),
-down to ``depth`` levels, where the leaves take their top frames. A segment no longer
+down to ``depth`` levels or a budget of one, where the segment takes its top frames. A segment no longer
 than its budget takes all its frames, and any budget left over (from such short
 segments) goes to the highest-scoring frames not chosen.
 """
@@ -31,7 +31,7 @@ def judge_and_split(scores: np.ndarray, budget: int, threshold: float = 0.5, dep
             chosen.extend(range(lo, hi))
             return
         best = top(s, m)
-        if level >= depth or s[best].mean() - s.mean() > threshold:
+        if level >= depth or m == 1 or s[best].mean() - s.mean() > threshold:
             chosen.extend((lo + best).tolist())
             return
         mid = (lo + hi) // 2

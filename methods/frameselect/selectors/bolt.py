@@ -6,8 +6,8 @@ scores (cosine similarity to the query, min-max normalised to [0, 1]) are sharpe
 the ``budget`` evenly spaced quantiles ``(k + 0.5) / budget`` of its CDF (the first frame
 whose CDF reaches the quantile), so dense frames go where relevance is high and some go
 everywhere. ``alpha = 0`` is uniform sampling; large ``alpha`` approaches top-k. When two
-quantiles land on one frame, the later one takes the nearest free frame in time (our
-rule; the paper leaves ties unspecified).
+quantiles land on one frame, the later one takes the nearest free frame in time, the
+earlier on a tie (our rule; the paper leaves repeats unspecified).
 """
 
 from __future__ import annotations
