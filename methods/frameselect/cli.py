@@ -124,7 +124,8 @@ def run(
                                           progress=lambda d, t, task=task: bar.update(task, completed=d, total=t))
         console.print(comparison_table(rows, name, sizes))
         for selector, n in sorted(refused.items()):
-            console.print(f"[yellow]{selector}[/yellow] refused {n} question(s) (its pool needs are not met)",
+            console.print(f"[yellow]{selector}[/yellow] refused {n} (question, budget) selection(s): the pool "
+                          "lacks what it needs (e.g. query features for a question the encoder cannot embed)",
                           highlight=False)
         path = plot(rows, name, plot_path or Path(f"frameselect-{name}.png"))
         console.print(f"plot: {path}", highlight=False)

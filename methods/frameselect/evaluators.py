@@ -14,7 +14,8 @@ lengths summed over videos). The selection-level metrics, each in [0, 1]:
   (:func:`neurips26.methods.video_metrics.scores.iou` generalised to unions of spans);
 - ``coverage``: the fraction of evidence time the frames show, ``|C & E| / |E|``;
 - ``redundancy``: the mean, over chosen frames, of the highest cosine similarity to
-  another chosen frame, in the pool's encoder space (lower is more diverse).
+  another chosen frame, in the pool's encoder space centred on the pool's mean feature
+  (so the static background every frame shares does not count; lower is more diverse).
 
 Questions without evidence have no recall, precision, tIoU or coverage (None); they are
 left out of those means.
@@ -111,7 +112,7 @@ def tiou(question: Question, picked: Placed) -> float | None:
     parts = _per_video(question, picked)
     inter = sum(_overlap(c, e) for c, e in parts)
     union = sum(_length(c) + _length(e) for c, e in parts) - inter
-    return inter / union if union > 0 else 0.0
+    return float(inter / union) if union > 0 else 0.0
 
 
 @EVALUATORS.register("coverage")
@@ -121,7 +122,7 @@ def coverage(question: Question, picked: Placed) -> float | None:
         return None
     parts = _per_video(question, picked)
     total = sum(_length(e) for _, e in parts)
-    return sum(_overlap(c, e) for c, e in parts) / total if total > 0 else None
+    return float(sum(_overlap(c, e) for c, e in parts) / total) if total > 0 else None
 
 
 @EVALUATORS.register("redundancy")
@@ -130,6 +131,8 @@ def redundancy(question: Question, picked: Placed) -> float | None:
     if picked.features is None or len(picked.features) < 2:
         return None
     f = np.asarray(picked.features, dtype=np.float64)
+    norm = np.linalg.norm(f, axis=1, keepdims=True)
+    f = f / np.where(norm > 0, norm, 1.0)
     sim = f @ f.T
     np.fill_diagonal(sim, -np.inf)
     return float(sim.max(axis=1).mean())

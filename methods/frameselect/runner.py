@@ -73,7 +73,8 @@ def placed(q: Question, row: dict[str, Any], window: float = 1.0, pool: Pool | N
     if pool is not None and pool.features is not None:
         key = {(int(v), round(float(t), 6)): i for i, (v, t) in enumerate(zip(pool.video_index, pool.times,
                                                                                    strict=True))}
-        features = pool.features[[key[(int(v), round(float(t), 6))] for v, t in zip(video, times, strict=True)]]
+        centred = pool.features - pool.features.mean(axis=0)  # the background every frame shares does not count
+        features = centred[[key[(int(v), round(float(t), 6))] for v, t in zip(video, times, strict=True)]]
     return evaluators.Placed(video, times, window, features)
 
 
