@@ -347,6 +347,7 @@ def read_v1(folder: Path) -> V1Source:
     jids: list[str | None] = []
     found: dict[str, Jurisdiction] = {}
     n_files: dict[str, set[int]] = defaultdict(set)
+    seen_counties: set[tuple] = set()
     for i, (geoid, name, state, jtype) in enumerate(zip(geoids, jnames, states, types, strict=True)):
         def reject(reason: str, i: int = i) -> None:
             errors.append({"source_file": names[rows_file[i]], "jurisdiction_id": None, "level": "record",
@@ -376,6 +377,10 @@ def read_v1(folder: Path) -> V1Source:
         if j is None:
             j = found[jid] = Jurisdiction(jid, (name or "").strip() or jid, kind, state.upper(), [], SOURCE,
                                           fips.get_state_fips(state))
+        counties_key = (jid, tuple(cfips[i] or ()), tuple(cnames[i] or ()))
+        if counties_key in seen_counties:  # rows of one code repeat its counties: resolve them once
+            continue
+        seen_counties.add(counties_key)
         for county_fips, county_name in _counties(cfips[i], cnames[i]):
             code = county_fips
             if code and not (len(code) == 5 and code.isdigit()):
