@@ -282,3 +282,53 @@ def reset_folder(folder: Path) -> None:
     for name in ("README.md", "croissant.json", "manifest.json", "build_report.json"):
         (folder / name).unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
+
+
+def read_configs(folder: Path) -> list[ConfigSpec]:
+    """The configs of a built folder, from its manifest (shards), shards (schema), card and Croissant."""
+    folder = Path(folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    header = yaml.safe_load((folder / "README.md").read_text(encoding="utf-8").split("---")[1])
+    defaults = {c["config_name"] for c in header.get("configs", []) if c.get("default")}
+    croissant = json.loads((folder / "croissant.json").read_text(encoding="utf-8"))
+    descriptions = {r.get("name"): r.get("description", "") for r in croissant.get("recordSet", [])}
+    configs = []
+    for name, splits in manifest["configs"].items():
+        shards = {split: [Shard(**s) for s in items] for split, items in splits.items()}
+        first = next((s for items in shards.values() for s in items), None)
+        if first is None:
+            raise ValueError(f"{folder}/manifest.json: config {name!r} lists no shards")
+        configs.append(ConfigSpec(name, pq.read_schema(folder / first.path), descriptions.get(name, name), shards,
+                                  default=name in defaults))
+    return configs
+
+
+def add_config(folder: Path, spec: ConfigSpec, table: pa.Table, meta: Mapping[str, Any],
+               split: str = "train") -> None:
+    """Add (or replace) one config in an existing built folder: its shards, then the manifest, the card's
+    YAML header and config table, and the Croissant file, so the folder stays one consistent release."""
+    folder = Path(folder)
+    if not (folder / "manifest.json").is_file():
+        raise FileNotFoundError(f"{folder}: not a built dataset folder (no manifest.json)")
+    configs = [c for c in read_configs(folder) if c.name != spec.name]
+    writer = SplitWriter(folder, spec.name, spec.schema, split)
+    for batch in table.cast(spec.schema).to_batches(max_chunksize=ROW_GROUP_ROWS):
+        writer.write_all(batch.to_pylist())
+    spec.shards[split] = writer.close()
+    configs.append(spec)
+
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["configs"] = {c.name: {s: [vars(x) for x in shards] for s, shards in c.shards.items()} for c in configs}
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+    body = (folder / "README.md").read_text(encoding="utf-8").split("---", 2)[2]
+    row = f"| `{spec.name}` | {spec.rows():,} | {spec.description} |"
+    lines = body.splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith(f"| `{spec.name}` |")]
+    if at:
+        lines[at[0]] = row
+    else:
+        last = max((i for i, line in enumerate(lines) if line.startswith("| `")), default=len(lines) - 1)
+        lines.insert(last + 1, row)
+    write_card(folder, configs, meta, "\n".join(lines))
+    write_croissant(folder, configs, meta)
