@@ -40,7 +40,10 @@ def test_descriptor_query_is_a_colour_word_projection() -> None:
     assert red @ q > plain @ q and red @ q > blue @ q  # the frame showing red answers "red"
     qb = enc.encode_text("the blue bus")
     assert blue @ qb > red @ qb
-    assert enc.encode_text("What happens after the collision?") is None  # no colour word: no query direction
+    burst = image((255, 220, 60))
+    collide = enc.encode_text("Does any vehicle collide with another vehicle?")  # a cue word for the drawn burst
+    assert collide is not None and enc.encode_images([burst])[0] @ collide > max(plain @ collide, red @ collide)
+    assert enc.encode_text("Which way does the vehicle travel?") is None  # nothing to see: no query direction
 
 
 @pytest.fixture(scope="module")
