@@ -6,7 +6,9 @@ full schema, one file in the published card's shape, and bad files.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 from neurips26.corpora.locus import build as locus
 from neurips26.corpora.locus import counties, v1
+
+from neurips26 import hubfolder
 
 CLI = [sys.executable, "-m", "neurips26.cli"]
 TEXT = ("No person shall keep any dog that runs at large upon the streets, sidewalks or public places of the "
@@ -81,6 +85,10 @@ def download(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "README.md").write_text("---\nlicense: cc-by-nc-4.0\n---\n")  # the card, not data
     (root / "card").mkdir()
     pq.write_table(pa.Table.from_pylist(CARD), root / "card/published.parquet")
+    odd = {"header": ["a", "b", "c"], "content": ["x", "y", "z"], "state": ["ZZ", "GA", "GA"],
+           "city": ["Nowhere", "Adel", "Adel"], "source_jurisdiction_type": ["city", "hamlet", "city"],
+           "jurisdiction_geoid": [None, None, "13-075"]}
+    pq.write_table(pa.table(odd), root / "card/odd_rows.parquet")  # every row is rejected, with its reason
     (root / "bad").mkdir()
     (root / "bad/notes.parquet").write_text("not parquet at all")
     pq.write_table(pa.table({"header": ["x"], "state": ["GA"], "city": ["Adel"]}), root / "bad/no_content.parquet")
@@ -95,7 +103,7 @@ def built(download: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("data")
     result = run("build", "locus", "--from-locus-v1", str(download), "--out", "locus", cwd=root)
     assert result.returncode == 0, result.stderr
-    assert "files in 6 = parsed 3 + duplicate 0 + rejected 3 (reconciles)" in " ".join(result.stdout.split())
+    assert "files in 7 = parsed 4 + duplicate 0 + rejected 3 (reconciles)" in " ".join(result.stdout.split())
     return root
 
 
@@ -112,6 +120,11 @@ def test_bad_files_are_reported_and_the_good_ones_built(built: Path) -> None:
     assert errors["card/published.parquet"]["level"] == "record"
     assert "scraped_at" in errors["card/published.parquet"]["reason"]  # reported, kept nowhere
     assert "README.md" not in errors
+    rows = sorted(e["reason"] for e in read(built / "locus", "errors") if e["source_file"] == "card/odd_rows.parquet")
+    assert rows == ["row 0: state 'ZZ' is not a USPS state code; row skipped",
+                    "row 1: jurisdiction_type 'hamlet' is not a known kind (consolidated, county, parish, borough, "
+                    "township, town, village, district, city, municipal, place); row skipped",
+                    "row 2: jurisdiction_geoid '13-075' is not a numeric GEOID; row skipped"]
     assert all(e["level"] == "file" for name, e in errors.items() if name.startswith("bad/"))
 
 
@@ -182,11 +195,11 @@ def test_lm_eval_tasks_build_from_ingested_rows(built: Path, monkeypatch: pytest
     assert not any(read(built / "locus", "domain", s) for s in ("train", "validation", "test"))
 
 
-def test_scores_join_into_locus_v1(built: Path) -> None:
+def test_scores_join_into_locus_v1(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the analysis layer's scores land: ``locus_v1_table(folder, scores)``.
 
-    SCORING STEP: once ``neurips26 score locus`` exists, run it on ``built`` here and
-    check its rewritten ``locus_v1`` config against this table.
+    SCORING STEP: once ``neurips26 score locus`` exists, run it on a copy of ``built`` here
+    and check its rewritten ``locus_v1`` config against ``locus_v1_table(folder, its scores)``.
     """
     sections = read(built / "locus", "sections")
     scores = pa.table({"section_id": [s["section_id"] for s in sections[:2]],
@@ -197,7 +210,19 @@ def test_scores_join_into_locus_v1(built: Path) -> None:
     assert [r["opacity"] for r in table[:2]] == [9.0, -9.0]
     assert all(r["function"] is None for r in table[2:])  # the scores cover only two sections
     assert [r["topic"] for r in table] == [r["topic"] for r in before]  # columns not scored are kept
-    with pytest.raises(v1.V1Error, match="'bogus'|bogus"):
+    # written into a copy of the folder: config, manifest and card stay consistent and load
+    folder = tmp_path / "locus"
+    shutil.copytree(built / "locus", folder)
+    v1.write_locus_v1(folder, scores)
+    assert read(folder, "locus_v1") == table
+    manifest = json.loads((folder / "manifest.json").read_text())
+    [shard] = manifest["configs"]["locus_v1"]["train"]
+    assert hubfolder.sha256_file(folder / shard["path"]) == shard["sha256"]
+    from datasets import load_dataset
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert load_dataset(str(folder), "locus_v1", split="train")["function"][:2] == ["Process", "Enforcement"]
+    with pytest.raises(v1.V1Error, match="bogus"):
         v1.locus_v1_table(built / "locus", scores.append_column("bogus", pa.array([1, 2])))
     with pytest.raises(v1.V1Error, match="section_id"):
         v1.locus_v1_table(built / "locus", scores.drop_columns(["section_id"]))

@@ -168,6 +168,36 @@ def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     return table.select(list(V1_COLUMNS)).cast(V1_SCHEMA)
 
 
+def write_locus_v1(folder: Path, scores: pa.Table | None = None) -> pa.Table:
+    """Rewrite the ``locus_v1`` config of a built folder (e.g. after scoring) and its manifest and card entries."""
+    import json
+
+    import yaml
+
+    from neurips26 import hubfolder
+
+    from .build import write_arrow
+
+    folder = Path(folder)
+    table = locus_v1_table(folder, scores)
+    spec = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, "")
+    write_arrow(folder, spec, table)
+    manifest_path = folder / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["configs"]["locus_v1"] = {split: [vars(s) for s in shards] for split, shards in spec.shards.items()}
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    card_path = folder / "README.md"
+    _, header, body = card_path.read_text(encoding="utf-8").split("---\n", 2)
+    meta = yaml.safe_load(header)
+    fresh = hubfolder.card_header([spec], {**meta, "task_categories": meta.get("task_categories", [])})
+    if fresh["dataset_info"]:  # an empty config is not declared in the card
+        meta["dataset_info"] = [fresh["dataset_info"][0] if d["config_name"] == "locus_v1" else d
+                                for d in meta["dataset_info"]]
+    card_path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)}---\n{body}",
+                         encoding="utf-8")
+    return table
+
+
 def _sql_type(column: str) -> str:
     dtype = V1_SCHEMA.field(column).type
     return {STR: "VARCHAR", INT: "BIGINT", DOUBLE: "DOUBLE", BOOL: "BOOLEAN"}.get(dtype, "VARCHAR[]")
