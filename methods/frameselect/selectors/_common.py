@@ -24,8 +24,8 @@ def segments(n: int, k: int) -> list[np.ndarray]:
 
 
 def grey(pool: Pool) -> np.ndarray:
-    """The pool's thumbnails as float grey images in [0, 1], shape (N, h, w)."""
-    return np.asarray(pool.pixels, np.float64).mean(axis=3) / 255.0
+    """The pool's thumbnails as float32 grey images in [0, 1], shape (N, h, w)."""
+    return np.asarray(pool.pixels).mean(axis=3, dtype=np.float32) / np.float32(255.0)
 
 
 def same_video_pairs(pool: Pool) -> np.ndarray:

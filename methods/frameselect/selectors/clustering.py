@@ -19,7 +19,7 @@ from ..core import SELECTORS, Pool, Selection
 
 
 @SELECTORS.register("kmeans", needs=("features",))
-def kmeans(pool: Pool, budget: int, rng: np.random.Generator, n_init: int = 4) -> Selection:
+def kmeans(pool: Pool, budget: int, rng: np.random.Generator, n_init: int | str = "auto") -> Selection:
     """The member nearest each of ``budget`` k-means centroids."""
     x = np.asarray(pool.features, np.float64)
     model = KMeans(n_clusters=budget, n_init=n_init, random_state=int(rng.integers(2**31))).fit(x)

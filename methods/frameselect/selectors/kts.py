@@ -23,9 +23,10 @@ def scatter_costs(features: np.ndarray) -> np.ndarray:
     s = np.zeros((n + 1, n + 1))
     s[1:, 1:] = k.cumsum(0).cumsum(1)
     diag = np.concatenate([[0.0], np.cumsum(np.diag(k))])
-    a, b = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    a, b = np.arange(n + 1)[:, None], np.arange(n + 1)[None, :]
+    corner = np.diag(s)  # s[i, i]: the sum of the kernel over rows and columns 0..i-1
     with np.errstate(divide="ignore", invalid="ignore"):
-        block = s[b, b] - s[a, b] - s[b, a] + s[a, a]
+        block = corner[None, :] - s - s.T + corner[:, None]  # kernel sum over a..b-1 x a..b-1
         cost = diag[b] - diag[a] - block / (b - a)
     return np.where(b > a, np.maximum(cost, 0.0), np.inf)
 
