@@ -249,6 +249,12 @@ for info in frameselect.registered_commands:  # a sub-app: neurips26 frameselect
     info.callback = friendly(info.callback)
 app.add_typer(frameselect, name="frameselect")
 
+from neurips26.methods.locus_analysis.cli import score  # noqa: E402
+
+for info in score.registered_commands:  # a sub-app: neurips26 score locus|gold|train-heads
+    info.callback = friendly(info.callback)
+app.add_typer(score, name="score")
+
 
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="neurips26")

@@ -1,0 +1,133 @@
+"""``neurips26 score``: the LOCUS analysis layer (score a folder, measure against the gold set, train heads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+score = typer.Typer(help="LOCUS analysis layer: function, topic, substantive, four scores and fines per section.",
+                    no_args_is_help=True, add_completion=False)
+
+ModelOpt = Annotated[list[str] | None, typer.Option(
+    "--model", help="modernbert backend: AXIS=HUB_ID_OR_FOLDER (repeatable; axes: substantive, opacity, "
+                    "paternalism, enforcement_discretion, problem_salience). Default: all LocalLaws models.")]
+GoldOpt = Annotated[Path | None, typer.Option(
+    help="LOCUS gold folder holding dev.jsonl (default: $NEURIPS26_LOCUS_GOLD or ../shared/data/locus-gold).")]
+
+
+def parse_models(values: list[str] | None) -> dict[str, str] | None:
+    """``["opacity=path", ...]`` -> ``{"opacity": "path"}``; ValueError naming a malformed or unknown axis."""
+    from .modernbert import AXES
+
+    if not values:
+        return None
+    out = {}
+    for value in values:
+        axis, sep, source = value.partition("=")
+        if not sep or not source:
+            raise ValueError(f"--model {value!r} must look like AXIS=HUB_ID_OR_FOLDER")
+        if axis not in AXES:
+            raise ValueError(f"--model {value!r}: unknown axis {axis!r}; axes: {', '.join(AXES)}")
+        out[axis] = source
+    return out
+
+
+def _bar(description: str):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn(f"[bold]{description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True)
+
+
+@score.command("locus")
+def score_locus(
+    data: Annotated[Path, typer.Option(help="Built LOCUS folder, or the folder holding ./locus.")] = Path("."),
+    backend: Annotated[str, typer.Option(help="default (CPU, nothing downloaded) or modernbert.")] = "default",
+    model: ModelOpt = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="modernbert: sections per forward pass.")] = 16,
+) -> None:
+    """Score every section of a built LOCUS folder: write the scores config and refresh locus_v1."""
+    from rich.console import Console
+
+    from .score import score_folder
+
+    folder = data if (data / "manifest.json").is_file() else data / "locus"
+    if not (folder / "manifest.json").is_file():
+        raise FileNotFoundError(f"no built LOCUS folder at {data} or {data / 'locus'} (run: neurips26 build locus)")
+    with _bar(f"scoring ({backend})") as bar:
+        task = bar.add_task("score", total=None)
+        table = score_folder(folder, backend, parse_models(model), batch_size,
+                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+    counts = table.group_by("function").aggregate([("section_id", "count")]).to_pylist()
+    summary = ", ".join(f"{c['function']} {c['section_id_count']}" for c in sorted(counts, key=lambda c: c["function"]))
+    Console().print(f"[green]scored[/green] {table.num_rows:,} sections of {folder} ({table['backend'][0]}): "
+                    f"{summary}. Query: neurips26 query \"SELECT * FROM locus.scores\" --data {folder.parent}",
+                    highlight=False)
+
+
+@score.command("gold")
+def score_gold(
+    gold: GoldOpt = None,
+    backend: Annotated[str, typer.Option(help="default or modernbert.")] = "default",
+    model: ModelOpt = None,
+    weak: Annotated[Path | None, typer.Option(
+        help="default: a built LOCUS folder whose weak labels join the heads' training (as for the shipped heads).")]
+    = None,
+    plot: Annotated[Path | None, typer.Option(help="Also draw the table as a bar chart (PNG).")] = None,
+) -> None:
+    """Measure a backend against the gold dev part, next to the annotators' agreement (the ceiling)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from . import gold as g
+    from .score import modernbert_labels
+
+    rows = g.read_gold(gold or g.default_gold_dir())
+    if backend == "default":
+        with _bar("embedding and cross-validating"):
+            pred = g.default_predictions(rows, weak)
+    elif backend == "modernbert":
+        from . import fines
+
+        headings, texts = [r["heading"] for r in rows], [r["text"] for r in rows]
+        pred, _ = modernbert_labels(headings, texts, parse_models(model), 16)
+        pred |= {k: [getattr(fines.extract(t), k) for t in texts] for k in ("max_fine_usd", "max_jail_days")}
+    else:
+        raise ValueError(f"backend {backend!r} is not one of default, modernbert")
+    lines = g.evaluate(rows, pred)
+    table = Table(title=f"LOCUS gold dev ({len(rows)} sections), backend {backend}")
+    for column in ("field", "metric", "backend", "annotators (ceiling)", "majority baseline", "n", "note"):
+        table.add_column(column)
+    for line in lines:
+        table.add_row(line.field, line.metric, f"{line.value:.3f}", _num(line.ceiling), _num(line.baseline),
+                      str(line.n), line.note)
+    Console(width=160).print(table)
+    if plot:
+        g.plot(lines, plot, f"LOCUS gold dev, backend {backend}")
+        Console().print(f"plot: {plot}", highlight=False)
+
+
+@score.command("train-heads")
+def train_heads(
+    data: Annotated[Path, typer.Option(help="Built LOCUS folder whose sections give the weak labels.")],
+    gold: GoldOpt = None,
+    out: Annotated[Path | None, typer.Option(help="Where to write the heads (default: the shipped heads.npz).")]
+    = None,
+) -> None:
+    """Retrain the default backend's heads on the gold dev part and a corpus's weak labels."""
+    from rich.console import Console
+
+    from . import gold as g
+    from . import heads
+
+    with _bar("embedding and training"):
+        trained = heads.train(gold or g.default_gold_dir(), data, out or heads.HEADS_FILE)
+    Console().print(f"heads: {out or heads.HEADS_FILE} ({trained.info['n_gold']} gold, "
+                    f"{trained.info['n_weak']} weak rows)", highlight=False)
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
