@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from neurips26.corpora.locus import build as locus
 from neurips26.corpora.locus import counties, v1
 
@@ -83,6 +84,8 @@ def download(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pq.write_table(pa.Table.from_pylist(SHARD_0, schema=v1.V1_SCHEMA), root / "data/train-00000-of-00002.parquet")
     pq.write_table(pa.Table.from_pylist(SHARD_1, schema=v1.V1_SCHEMA), root / "data/train-00001-of-00002.parquet")
     (root / "README.md").write_text("---\nlicense: cc-by-nc-4.0\n---\n")  # the card, not data
+    (root / ".cache" / "huggingface").mkdir(parents=True)  # what huggingface_hub leaves in a local_dir
+    (root / ".cache" / "huggingface" / "train-00000-of-00002.parquet.metadata").write_text("abc\n")
     (root / "card").mkdir()
     pq.write_table(pa.Table.from_pylist(CARD), root / "card/published.parquet")
     odd = {"header": ["a", "b", "c"], "content": ["x", "y", "z"], "state": ["ZZ", "GA", "GA"],
@@ -119,7 +122,9 @@ def test_bad_files_are_reported_and_the_good_ones_built(built: Path) -> None:
     assert "bad/int_content.parquet" in reason and "'content'" in reason and "int64" in reason
     assert errors["card/published.parquet"]["level"] == "record"
     assert "scraped_at" in errors["card/published.parquet"]["reason"]  # reported, kept nowhere
-    assert "README.md" not in errors
+    assert "README.md" not in errors and not any(".cache" in name for name in errors)
+    card = yaml.safe_load((built / "locus" / "README.md").read_text().split("---")[1])
+    assert card["license"] == "cc-by-nc-4.0"  # LOCUS-v1's license travels with its rows
     rows = sorted(e["reason"] for e in read(built / "locus", "errors") if e["source_file"] == "card/odd_rows.parquet")
     assert rows == ["row 0: state 'ZZ' is not a USPS state code; row skipped",
                     "row 1: jurisdiction_type 'hamlet' is not a known kind (consolidated, county, parish, borough, "

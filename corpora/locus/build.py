@@ -421,13 +421,15 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     write_arrow(out, specs["locus_v1"], v1.locus_v1_table(out))
 
     configs = list(specs.values())
-    meta = card_meta()
+    meta = {**card_meta(), **(v1.LICENSE if v1_input else {})}  # LOCUS-v1 is CC-BY-NC-4.0
     hubfolder.write_manifest(out, configs, {"name": "neurips26.corpora.locus", "version": BUILDER_VERSION,
                                             "package_version": __version__}, inputs)
-    origin = (f"Ingested from a LOCUS-v1 download ({len(all_files)} file(s))." if v1_input
+    origin = (f"Ingested from a LOCUS-v1 download ({len(all_files)} file(s)), released under CC-BY-NC-4.0, "
+              "which this folder keeps." if v1_input
               else "Built from raw ordinance codes.")
     hubfolder.write_card(out, configs, meta, render_card(report, jurisdiction_rows, configs, domain_counts(sets),
-                                                         coverage=coverage, origin=origin))
+                                                         coverage=coverage, origin=origin,
+                                                         license=meta["license"]))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(_report_json(report, all_files), encoding="utf-8")
     return report

@@ -48,7 +48,7 @@ META = {
 
 def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[ConfigSpec],
                 domain_counts: dict[str, int], repo: str = "locus", coverage: list[dict] | None = None,
-                origin: str = "Built from raw ordinance codes.") -> str:
+                origin: str = "Built from raw ordinance codes.", license: str = META["license"]) -> str:
     """The card's prose with this build's counts filled in."""
     from .v1 import V1_SCHEMA
 
@@ -57,7 +57,7 @@ def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[Co
     counties = {f for j in jurisdictions for f in j["county_fips"]}
     return template.substitute(
         repo=repo,
-        license=META["license"],
+        license=license,
         n_sections=f"{report.sections:,}",
         n_characters=f"{report.characters:,}",
         n_jurisdictions=len(jurisdictions),

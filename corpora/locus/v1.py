@@ -10,7 +10,8 @@ subset holding ``header``, ``content`` and a jurisdiction identity
 
 Ingest (``neurips26 build locus --from-locus-v1 DIR``):
 
-- every file under DIR except the card (``README.md``) and hidden files is an input;
+- every file under DIR except the card (``README.md``) and hidden files and folders
+  (``.gitattributes``, ``.cache/``) is an input;
   files that are not Parquet, lack a required column or have a column of the
   wrong type are rejected whole, with the file and column named;
 - ``jurisdiction_id`` is the GEOID when given, else ``<slug of name>-<state>``;
@@ -50,6 +51,7 @@ from .build import CodeResult, FileReport, Jurisdiction, natural_key
 
 FORMAT = "locus-v1"
 SOURCE = "LocalLaws/LOCUS-v1"
+LICENSE = {"license": "cc-by-nc-4.0", "license_url": "https://creativecommons.org/licenses/by-nc/4.0/"}
 NOT_DATA = ("README.md",)  # the dataset card of a downloaded snapshot
 
 
@@ -341,8 +343,9 @@ def read_v1(folder: Path) -> V1Source:
         raise FileNotFoundError(f"{folder}: LOCUS-v1 folder not found")
     fips = addfips.AddFIPS()
     county_names, state_of_fips = _county_tables()
-    files = sorted((p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")
-                    and p.name not in NOT_DATA), key=lambda p: natural_key(p.relative_to(folder).as_posix()))
+    files = sorted((p for p in folder.rglob("*") if p.is_file() and p.name not in NOT_DATA
+                    and not any(part.startswith(".") for part in p.relative_to(folder).parts)),
+                   key=lambda p: natural_key(p.relative_to(folder).as_posix()))
     reports, errors, tables, names = [], [], [], []
     for path in files:
         rel = path.relative_to(folder).as_posix()
