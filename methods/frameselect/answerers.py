@@ -33,8 +33,8 @@ class HFAnswerer:
         self.name = name or self.model_id
         self.device = device
         self.max_new_tokens = max_new_tokens
-        self._model: Any = None
-        self._processor: Any = None
+        self.model: Any = None
+        self.processor: Any = None
 
     def _load(self) -> None:
         import torch
@@ -43,25 +43,25 @@ class HFAnswerer:
         self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
         try:
-            self._processor = AutoProcessor.from_pretrained(self.model_id)
-            self._model = AutoModelForImageTextToText.from_pretrained(self.model_id, dtype=dtype)
+            self.processor = AutoProcessor.from_pretrained(self.model_id)
+            self.model = AutoModelForImageTextToText.from_pretrained(self.model_id, dtype=dtype)
         except OSError as exc:
             reason = str(exc).splitlines()[0]
             raise ValueError(f"answering model {self.model_id!r} cannot be loaded: {reason}") from None
-        self._model = self._model.to(self.device).eval()
+        self.model = self.model.to(self.device).eval()
 
     def generate(self, text: str, images: list[Any]) -> str:
         """The model's answer to ``text`` (with one ``<image>`` per image) and ``images``."""
         import torch
 
-        if self._model is None:
+        if self.model is None:
             self._load()
-        inputs = self._processor(text=[text], images=[images] if images else None, return_tensors="pt")
+        inputs = self.processor(text=[text], images=[images] if images else None, return_tensors="pt")
         inputs = inputs.to(self.device)
         with torch.inference_mode():
-            out = self._model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+            out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
         new = out[0, inputs["input_ids"].shape[1]:]
-        return self._processor.decode(new, skip_special_tokens=True).strip()
+        return self.processor.decode(new, skip_special_tokens=True).strip()
 
 
 @ANSWERERS.register("hf")
