@@ -116,8 +116,8 @@ def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     """The ``locus_v1`` config of a built folder: one row per section, in ``sections`` order.
 
     ``scores`` (keyed by ``section_id``; any of the label columns of :data:`V1_SCHEMA`)
-    overrides the labels; without it labels come from the ingested LOCUS-v1 rows
-    (``v1_source``) or are null.
+    supplies the columns it has, for every row (null for a section it does not score);
+    other labels come from the ingested LOCUS-v1 rows (``v1_source``) or are null.
     """
     folder = Path(folder)
     sections = _config(folder, "sections", ["section_id", "jurisdiction_id", "state", "heading", "text", "order"])
@@ -369,84 +369,91 @@ def read_v1(folder: Path) -> V1Source:
     else:
         table = pa.concat_tables(tables)
 
-    # Jurisdiction identity, row by row (only the small identity columns leave Arrow).
-    geoids = table.column("jurisdiction_geoid").to_pylist()
-    jnames = table.column("jurisdiction_name").to_pylist()
-    states = table.column("state").to_pylist()
-    types = table.column("jurisdiction_type").to_pylist()
-    cfips = table.column("represented_county_fips").to_pylist()
-    cnames = table.column("represented_county_name").to_pylist()
-    rows_file, rows_row = table.column("_file").to_pylist(), table.column("_row").to_pylist()
-    jids: list[str | None] = []
+    # Jurisdiction identity, once per distinct (geoid, name, state, type) of each file, not per row.
+    identity = ["jurisdiction_geoid", "jurisdiction_name", "state", "jurisdiction_type"]
+    keys = pa.table({**{c: pc.fill_null(table.column(c), "") for c in identity}, "_file": table.column("_file"),
+                     "_i": pa.array(range(table.num_rows), INT)})
+    groups = keys.group_by([*identity, "_file"], use_threads=False).aggregate([("_i", "min"), ("_i", "count")])
     found: dict[str, Jurisdiction] = {}
     n_files: dict[str, set[int]] = defaultdict(set)
-    seen_counties: set[tuple] = set()
-    for i, (geoid, name, state, jtype) in enumerate(zip(geoids, jnames, states, types, strict=True)):
-        def reject(reason: str, i: int = i) -> None:
-            errors.append({"source_file": names[rows_file[i]], "jurisdiction_id": None, "level": "record",
-                           "reason": f"row {rows_row[i]}: {reason}; row skipped"})
-            jids.append(None)
-
-        geoid = (geoid or "").strip() or None
-        if geoid and not geoid.isdigit():
-            reject(f"jurisdiction_geoid {geoid!r} is not a numeric GEOID")
+    n_rows: dict[str, int] = defaultdict(int)
+    group_jids: list[str | None] = []
+    for g in groups.to_pylist():
+        first, n = g["_i_min"], g["_i_count"]
+        where = f"row {table['_row'][first].as_py()}" if n == 1 else \
+            f"{n} rows (first: row {table['_row'][first].as_py()})"
+        jid, reason = _identity(g["jurisdiction_geoid"], g["jurisdiction_name"], g["state"],
+                                g["jurisdiction_type"], fips, state_of_fips)
+        group_jids.append(jid)
+        if jid is None:
+            errors.append({"source_file": names[g["_file"]], "jurisdiction_id": None, "level": "record",
+                           "reason": f"{where}: {reason}; {'row' if n == 1 else 'rows'} skipped"})
             continue
-        if not state and geoid:
-            state = state_of_fips.get(geoid[:2])
-        if not state or not fips.get_state_fips(state):
-            reject(f"state {state!r} is not a USPS state code")
-            continue
-        kind = kind_of(jtype, geoid)
-        if kind is None:
-            reject(f"jurisdiction_type {jtype!r} is not a known kind ({', '.join(w for w, _ in TYPE_WORDS)})")
-            continue
-        if not geoid and not (name or "").strip():
-            reject("no jurisdiction_geoid and no jurisdiction_name")
-            continue
-        jid = geoid or f"{slug(name)}-{state.lower()}"
-        jids.append(jid)
-        n_files[jid].add(rows_file[i])
+        n_files[jid].add(g["_file"])
+        n_rows[jid] += n
         j = found.get(jid)
         if j is None:
-            j = found[jid] = Jurisdiction(jid, (name or "").strip() or jid, kind, state.upper(), [], SOURCE,
-                                          fips.get_state_fips(state))
-        counties_key = (jid, tuple(cfips[i] or ()), tuple(cnames[i] or ()))
-        if counties_key in seen_counties:  # rows of one code repeat its counties: resolve them once
-            continue
-        seen_counties.add(counties_key)
-        for county_fips, county_name in _counties(cfips[i], cnames[i]):
-            code = county_fips
-            if code and not (len(code) == 5 and code.isdigit()):
-                code = None
-            code = code or (fips.get_county_fips(county_name, state=j.state) if county_name else None)
-            label = county_name or county_names.get(code or "", code or "")
-            if label and label not in j.counties:
-                j.counties.append(label)
-            if code and code not in j.county_fips:
-                j.resolved_counties.append((label, code))
-            elif not code and label:
-                errors.append({"source_file": names[rows_file[i]], "jurisdiction_id": jid, "level": "record",
-                               "reason": f"row {rows_row[i]}: county {label!r} not found in {j.state} "
-                                         "(kept without it)"})
+            state = (g["state"] or state_of_fips.get(g["jurisdiction_geoid"][:2], "")).upper()
+            j = found[jid] = Jurisdiction(jid, g["jurisdiction_name"].strip() or jid,
+                                          kind_of(g["jurisdiction_type"], g["jurisdiction_geoid"]) or "",
+                                          state, [], SOURCE, fips.get_state_fips(state))
+        # a code's rows repeat its counties: they are read from its first row in each file
+        cfips = table["represented_county_fips"][first].as_py()
+        cnames = table["represented_county_name"][first].as_py()
+        for label in _add_counties(j, cfips, cnames, fips, county_names):
+            errors.append({"source_file": names[g["_file"]], "jurisdiction_id": jid, "level": "record",
+                           "reason": f"{where}: county {label!r} not found in {j.state} (kept without it)"})
 
     # Output order: jurisdiction (natural), document_id, section_index, file, row.
     jurisdictions = sorted(found.values(), key=lambda j: natural_key(j.jurisdiction_id))
     rank = {j.jurisdiction_id: k for k, j in enumerate(jurisdictions)}
-    keep = pa.array([jid is not None for jid in jids], BOOL)
-    table = table.append_column("_jid", pa.array(jids, STR)).append_column(
-        "_rank", pa.array([rank.get(jid, -1) for jid in jids], INT)).filter(keep)
-    doc = pc.fill_null(table.column("document_id"), "")
-    table = table.append_column("_doc", doc)
-    order = pc.sort_indices(table, sort_keys=[("_rank", "ascending"), ("_doc", "ascending"),
-                                              ("section_index", "ascending", "at_end"), ("_file", "ascending"),
-                                              ("_row", "ascending")])
-    table = table.take(order).drop_columns(["_rank", "_doc"])
-    n_rows: dict[str, int] = defaultdict(int)
-    for jid in jids:
-        if jid is not None:
-            n_rows[jid] += 1
+    groups = groups.append_column("_jid", pa.array(group_jids, STR)).append_column(
+        "_rank", pa.array([rank.get(jid, -1) for jid in group_jids], INT))
+    rows = keys.join(groups.select([*identity, "_file", "_jid", "_rank"]), [*identity, "_file"],
+                     use_threads=False).filter(pc.is_valid(pc.field("_jid")))
+    at = rows.column("_i")
+    order = pc.sort_indices(pa.table({
+        "_rank": rows.column("_rank"), "_doc": pc.fill_null(table["document_id"].take(at), ""),
+        "section_index": table["section_index"].take(at), "_i": at,
+    }), sort_keys=[("_rank", "ascending"), ("_doc", "ascending"), ("section_index", "ascending", "at_end"),
+                   ("_i", "ascending")])
+    table = table.take(at.take(order)).append_column("_jid", rows.column("_jid").take(order))
     return V1Source(jurisdictions, reports, errors, table, names, dict(n_rows),
                     {jid: len(f) for jid, f in n_files.items()})
+
+
+def _identity(geoid: str, name: str, state: str, jurisdiction_type: str, fips: addfips.AddFIPS,
+              state_of_fips: dict[str, str]) -> tuple[str | None, str]:
+    """(jurisdiction_id, "") for a usable identity, else (None, why); empty strings stand for missing."""
+    geoid = geoid.strip()
+    if geoid and not geoid.isdigit():
+        return None, f"jurisdiction_geoid {geoid!r} is not a numeric GEOID"
+    state = state or state_of_fips.get(geoid[:2], "")
+    if not state or not fips.get_state_fips(state):
+        return None, f"state {state or None!r} is not a USPS state code"
+    if kind_of(jurisdiction_type, geoid) is None:
+        return None, (f"jurisdiction_type {jurisdiction_type!r} is not a known kind "
+                      f"({', '.join(w for w, _ in TYPE_WORDS)})")
+    if not geoid and not name.strip():
+        return None, "no jurisdiction_geoid and no jurisdiction_name"
+    return geoid or f"{slug(name)}-{state.lower()}", ""
+
+
+def _add_counties(j: Jurisdiction, fips_list: list[str] | None, name_list: list[str] | None,
+                  fips: addfips.AddFIPS, county_names: dict[str, str]) -> list[str]:
+    """Add a row's represented counties to ``j``; return the names that resolve to no FIPS code."""
+    unresolved = []
+    for county_fips, county_name in _counties(fips_list, name_list):
+        code = county_fips if county_fips and len(county_fips) == 5 and county_fips.isdigit() else None
+        code = code or (fips.get_county_fips(county_name, state=j.state) if county_name else None)
+        label = county_name or county_names.get(code or "", code or "")
+        if label and label not in j.counties:
+            j.counties.append(label)
+        if code and code not in j.county_fips:
+            j.resolved_counties.append((label, code))
+        elif not code and label:
+            unresolved.append(label)
+    return unresolved
 
 
 def _counties(fips_list: list[str] | None, name_list: list[str] | None) -> list[tuple[str | None, str | None]]:
