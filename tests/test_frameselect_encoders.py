@@ -102,6 +102,9 @@ def test_dual_encoders_unit_norm_batching_and_determinism(tiny_models: dict[str,
     assert np.allclose(q, again.encode_text("when does the red car stop ?"), atol=1e-6)
     assert not np.allclose(q, small.encode_text("the blue bus"), atol=1e-3)
     assert small.key == f"{family}:{tiny_models[family]}"
+    import torch
+
+    assert small.device == ("cuda" if torch.cuda.is_available() else "cpu")  # CUDA when present
 
 
 def test_registered_encoders_and_a_missing_model_is_named(tmp_path: Path) -> None:
