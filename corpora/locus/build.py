@@ -367,6 +367,8 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         if progress:
             progress(i, len(jurisdictions))
     specs["sections"].shards["train"] = sections_writer.close()
+    ingested = v1_input is not None
+    del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
 
     for f in all_files:
         inputs[f.path] = f.sha256
@@ -378,7 +380,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
             report.files_duplicate += 1
         else:
             report.files_rejected += 1
-            jid = Path(f.path).parts[0] if len(Path(f.path).parts) > 1 and not v1_input else None
+            jid = Path(f.path).parts[0] if len(Path(f.path).parts) > 1 and not ingested else None
             errors.append({"source_file": f.path, "jurisdiction_id": jid, "level": "file",
                            "reason": f.reason or "rejected"})
     report.bytes_in = sum((root / f.path).stat().st_size for f in all_files)
@@ -421,11 +423,11 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     write_arrow(out, specs["locus_v1"], v1.locus_v1_table(out))
 
     configs = list(specs.values())
-    meta = {**card_meta(), **(v1.LICENSE if v1_input else {})}  # LOCUS-v1 is CC-BY-NC-4.0
+    meta = {**card_meta(), **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
     hubfolder.write_manifest(out, configs, {"name": "neurips26.corpora.locus", "version": BUILDER_VERSION,
                                             "package_version": __version__}, inputs)
     origin = (f"Ingested from a LOCUS-v1 download ({len(all_files)} file(s)), released under CC-BY-NC-4.0, "
-              "which this folder keeps." if v1_input
+              "which this folder keeps." if ingested
               else "Built from raw ordinance codes.")
     hubfolder.write_card(out, configs, meta, render_card(report, jurisdiction_rows, configs, domain_counts(sets),
                                                          coverage=coverage, origin=origin,
