@@ -34,3 +34,38 @@ def score_catchline(doc: dict, results: list[str]) -> dict[str, float]:
     prediction, gold = normalize(results[0]), normalize(doc["heading"])
     rouge = _ROUGE.score(gold, prediction)["rougeL"].fmeasure if prediction and gold else 0.0
     return {"exact_match": float(prediction == gold), "rougeL": rouge}
+
+
+def _analysis(task: str, gold: bool = False) -> datasets.DatasetDict:
+    """LOCUS analysis sets (``neurips26.methods.locus_analysis.tasksets``): weak corpus, or gold dev as test."""
+    from neurips26.methods.locus_analysis import gold as gold_set
+    from neurips26.methods.locus_analysis import tasksets
+
+    folder = dataset_folder("locus").resolve()
+    sets = (tasksets.gold_sets(folder, gold_set.default_gold_dir().resolve()) if gold
+            else tasksets.corpus_sets(folder))[task]
+    return datasets.DatasetDict({split: datasets.Dataset.from_list(rows) for split, rows in sets.items() if rows})
+
+
+def load_function(**kwargs) -> datasets.DatasetDict:
+    return _analysis("function")
+
+
+def load_topic(**kwargs) -> datasets.DatasetDict:
+    return _analysis("topic")
+
+
+def load_substantive(**kwargs) -> datasets.DatasetDict:
+    return _analysis("substantive")
+
+
+def load_function_gold(**kwargs) -> datasets.DatasetDict:
+    return _analysis("function", gold=True)
+
+
+def load_topic_gold(**kwargs) -> datasets.DatasetDict:
+    return _analysis("topic", gold=True)
+
+
+def load_substantive_gold(**kwargs) -> datasets.DatasetDict:
+    return _analysis("substantive", gold=True)
