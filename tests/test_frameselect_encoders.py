@@ -113,6 +113,8 @@ def test_registered_encoders_and_a_missing_model_is_named(tmp_path: Path) -> Non
         get_encoder("clip", model=tmp_path / "nowhere").encode_text("the red car")
     with pytest.raises(KeyError, match="unknown encoder 'resnet'"):
         get_encoder("resnet")
+    with pytest.raises(ValueError, match="encoder 'descriptor' takes no option.*model; it takes: none"):
+        get_encoder("descriptor", model="openai/clip-vit-base-patch32")
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         get_encoder("siglip", model=tmp_path, batch_size=0)
 

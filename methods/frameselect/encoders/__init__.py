@@ -13,6 +13,7 @@ the first call, so a pool served entirely from the cache never loads one.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Protocol
 
 import numpy as np
@@ -29,8 +30,14 @@ class Encoder(Protocol):
 
 
 def get_encoder(name: str, **options: Any) -> Encoder:
-    """An encoder instance of registered ``name`` built with ``options``."""
-    return ENCODERS.get(name)(**options)
+    """An encoder instance of registered ``name`` built with ``options`` (unknown options are named)."""
+    factory = ENCODERS.get(name)
+    known = inspect.signature(factory).parameters
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(f"encoder {name!r} takes no option(s) {', '.join(unknown)}; it takes: "
+                         f"{', '.join(known) or 'none'}")
+    return factory(**options)
 
 
 def unit(x: np.ndarray) -> np.ndarray:

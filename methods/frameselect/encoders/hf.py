@@ -5,7 +5,9 @@
 them. Images go through the model's image processor in batches of ``batch_size``; the
 query is tokenised (SigLIP pads to the full text length, as it was trained) and
 projected into the same space. Both sides come back L2-normalised, float32, on the
-CPU. CUDA is used when present; the model loads on the first call.
+CPU. CUDA is used when present; the model loads on the first call. The pool cache keys
+an encoding by family and ``model`` as given: a local folder is keyed by its path, so
+clear the cache after replacing the weights in place.
 """
 
 from __future__ import annotations
