@@ -86,3 +86,19 @@ def test_bad_input_is_named(tmp_path: Path, videos: list[Path]) -> None:
         build_pool([])
     with pytest.raises(KeyError, match="unknown encoder 'nope'"):
         build_pool(videos, encoder="nope")
+
+
+def test_descriptor_query_finds_a_generated_collision(tmp_path: Path) -> None:
+    """On a generated TAR clip, "collide" ranks the frames showing the collision burst (drawn for 1 s) first."""
+    import json
+
+    from neurips26.corpora.tar import generate as tar_generate
+
+    tar_generate.generate(tmp_path, seed=0, n_videos=2, test_videos=0)
+    scenes = [json.loads(p.read_text()) for p in sorted((tmp_path / "scenes").glob("*.json"))]
+    scene, event = next((s, e) for s in scenes for e in s["events"] if e["kind"] == "collision")
+    pool = build_pool([tmp_path / "videos" / f"{scene['video_id']}.mp4"],
+                      query="Does any vehicle collide with another vehicle?", candidate_fps=5.0)
+    burst = (pool.times >= event["start"]) & (pool.times < event["start"] + 1.0)
+    chosen = select("topk", pool, 4).indices
+    assert burst[chosen].mean() >= 0.5 > 4 * burst.mean()  # at least half in the burst, against a 10% base rate
