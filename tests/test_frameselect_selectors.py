@@ -297,3 +297,20 @@ def test_mdp3_allocates_the_budget_across_segments_by_its_dynamic_programme() ->
     assert (select("topk", pool, 4).indices < 10).all()  # relevance alone takes four duplicates
     chosen = select("mdp3", pool, 4, segment=10).indices
     assert (chosen < 10).sum() == 1 and (chosen >= 10).sum() == 3  # one duplicate is worth it, a second is not
+
+
+@pytest.mark.parametrize("name", ["kmedoids", "facility_location", "saliency", "kts", "dpp"])
+def test_quadratic_selectors_thin_large_pools_evenly(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neurips26.methods.frameselect.selectors import _common
+
+    monkeypatch.setattr(_common, "PAIRWISE_LIMIT", 50)
+    rng = np.random.default_rng(9)
+    features = unit(np.eye(8)[0] + 0.05 * rng.normal(size=(199, 8)))
+    features[[40, 121]] = np.eye(8)[[3, 5]]  # outliers on the thinned grid (linspace(0, 198, 50), rounded)
+    pool = Pool(times=np.arange(199.0), duration=199.0, features=features)
+    rows = set(np.linspace(0, 198, 50).round().astype(int).tolist())
+    assert {40, 121} <= rows
+    chosen = select(name, pool, 4).indices
+    assert set(chosen.tolist()) <= rows and len(set(chosen.tolist())) == 4
+    if name in ("saliency", "dpp", "facility_location"):
+        assert {40, 121} <= set(chosen.tolist())  # the planted outliers, at their own positions in the pool

@@ -1,10 +1,16 @@
-"""Helpers the selectors share: query relevance, equal segments of the timeline, grey thumbnails."""
+"""Helpers the selectors share: query relevance, equal segments of the timeline, grey thumbnails, thinning."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from dataclasses import replace
+
 import numpy as np
 
-from ..core import Pool
+from ..core import Pool, Selection
+
+PAIRWISE_LIMIT = 2000  # candidates a selector with an N x N matrix works on; larger pools are thinned evenly
 
 
 def relevance(pool: Pool) -> np.ndarray:
@@ -50,3 +56,24 @@ def nearest_unique(timeline: np.ndarray, targets: np.ndarray) -> np.ndarray:
 def top(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions of the ``k`` highest scores (ties to the earlier position)."""
     return np.argsort(-scores, kind="stable")[:k]
+
+
+def subpool(pool: Pool, rows: np.ndarray) -> Pool:
+    """The candidates ``rows`` of ``pool`` as a pool of their own (same videos, query and duration)."""
+    take = {name: getattr(pool, name)[rows] for name in ("times", "video_index", "features", "pixels")
+            if getattr(pool, name) is not None}
+    return replace(pool, **take)
+
+
+def pairwise(fn: Callable[..., Selection]) -> Callable[..., Selection]:
+    """For selectors whose memory is quadratic: above :data:`PAIRWISE_LIMIT` candidates, run on an even thinning."""
+
+    @functools.wraps(fn)
+    def run(pool: Pool, budget: int, rng: np.random.Generator, **options: object) -> Selection:
+        if pool.n <= PAIRWISE_LIMIT or budget > PAIRWISE_LIMIT:
+            return fn(pool, budget, rng, **options)
+        rows = np.linspace(0, pool.n - 1, PAIRWISE_LIMIT).round().astype(np.int64)
+        out = fn(subpool(pool, rows), budget, rng, **options)
+        return Selection(rows[out.indices], out.scores)
+
+    return run

@@ -8,6 +8,8 @@
   selector's rng; the medoids are the frames.
 
 Each chosen frame's score is its cluster's share of the pool.
+Pools over :data:`~._common.PAIRWISE_LIMIT` candidates are thinned evenly to that many first
+(the N x N matrices would not fit otherwise).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from ..core import SELECTORS, Pool, Selection
+from ._common import pairwise
 
 
 @SELECTORS.register("kmeans", needs=("features",))
@@ -43,6 +46,7 @@ def plusplus(d: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
 
 
 @SELECTORS.register("kmedoids", needs=("features",))
+@pairwise
 def kmedoids(pool: Pool, budget: int, rng: np.random.Generator, max_iter: int = 50) -> Selection:
     """``budget`` medoids by Voronoi iteration on cosine distance."""
     x = np.asarray(pool.features, np.float64)

@@ -10,6 +10,8 @@
   video summarisation by Gygli, Grabner & Van Gool, 2015).
 
 Scores: the distance at which a frame was added (kcenter), its marginal gain (facility location).
+Pools over :data:`~._common.PAIRWISE_LIMIT` candidates are thinned evenly to that many first
+(the N x N matrices would not fit otherwise).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import SELECTORS, Pool, Selection
+from ._common import pairwise
 
 
 @SELECTORS.register("kcenter", needs=("features",))
@@ -41,6 +44,7 @@ def facility_value(sim: np.ndarray, chosen: list[int] | np.ndarray) -> float:
 
 
 @SELECTORS.register("facility_location", needs=("features",))
+@pairwise
 def facility_location(pool: Pool, budget: int, rng: np.random.Generator) -> Selection:
     """Greedy facility location on (1 + cosine) / 2 similarities."""
     x = np.asarray(pool.features, np.float64)

@@ -8,6 +8,8 @@ incremental Cholesky factor gives each candidate's marginal gain in
 frames than feature dimensions stay selectable; with a query, quality is
 ``q = exp(theta * relevance)`` (the paper's relevance-diversity kernel; ``theta = 0`` is
 pure diversity), without one ``q = 1``. Scores: each frame's marginal gain in log-det.
+Pools over :data:`~._common.PAIRWISE_LIMIT` candidates are thinned evenly to that many first
+(the N x N matrices would not fit otherwise).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import SELECTORS, Pool, Selection
-from ._common import relevance
+from ._common import pairwise, relevance
 
 
 def kernel(pool: Pool, theta: float = 1.0, eps: float = 1e-3, rows: np.ndarray | None = None) -> np.ndarray:
@@ -52,6 +54,7 @@ def log_det(L: np.ndarray, chosen: np.ndarray | list[int]) -> float:
 
 
 @SELECTORS.register("dpp", needs=("features",))
+@pairwise
 def dpp(pool: Pool, budget: int, rng: np.random.Generator, theta: float = 1.0, eps: float = 1e-3) -> Selection:
     """Greedy MAP DPP over the pool (relevance-weighted when the pool has query features)."""
     if eps <= 0:

@@ -6,6 +6,8 @@ change points minimise the total within-segment scatter of the features under a 
 kernel, found exactly by dynamic programming; each segment contributes its middle
 candidate. The pool is one sequence (videos end to end). Deviation: the paper also picks
 the number of segments with a penalty; here the budget fixes it. Costs O(budget * N^2).
+Pools over :data:`~._common.PAIRWISE_LIMIT` candidates are thinned evenly to that many first
+(the N x N matrices would not fit otherwise).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import SELECTORS, Pool, Selection
+from ._common import pairwise
 
 
 def scatter_costs(features: np.ndarray) -> np.ndarray:
@@ -49,6 +52,7 @@ def segment(features: np.ndarray, m: int) -> list[int]:
 
 
 @SELECTORS.register("kts", needs=("features",))
+@pairwise
 def kts(pool: Pool, budget: int, rng: np.random.Generator) -> Selection:
     """The middle candidate of each of the ``budget`` optimal kernel segments."""
     bounds = [0, *segment(pool.features, budget), pool.n]

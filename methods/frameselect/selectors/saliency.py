@@ -5,6 +5,8 @@ feature space, the distance-based outlier score of Ramaswamy, Rastogi & Shim (20
 "Efficient algorithms for mining outliers from large data sets"); the ``budget`` most
 salient frames are chosen. Rare events (a collision, a bus passing an empty road) stand
 out against long stretches of similar frames.
+Pools over :data:`~._common.PAIRWISE_LIMIT` candidates are thinned evenly to that many first
+(the N x N matrices would not fit otherwise).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import SELECTORS, Pool, Selection
-from ._common import top
+from ._common import pairwise, top
 
 
 def knn_outlier_score(features: np.ndarray, k: int = 3) -> np.ndarray:
@@ -25,6 +27,7 @@ def knn_outlier_score(features: np.ndarray, k: int = 3) -> np.ndarray:
 
 
 @SELECTORS.register("saliency", needs=("features",))
+@pairwise
 def saliency(pool: Pool, budget: int, rng: np.random.Generator, k: int = 3) -> Selection:
     """The ``budget`` candidates with the largest k-nearest-neighbour distance."""
     if k < 1:
