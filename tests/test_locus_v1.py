@@ -229,6 +229,8 @@ def test_scores_join_into_locus_v1(built: Path, tmp_path: Path, monkeypatch: pyt
     assert load_dataset(str(folder), "locus_v1", split="train")["function"][:2] == ["Process", "Enforcement"]
     with pytest.raises(v1.V1Error, match="bogus"):
         v1.locus_v1_table(built / "locus", scores.append_column("bogus", pa.array([1, 2])))
+    with pytest.raises(v1.V1Error, match=f"section_id '{sections[0]['section_id']}' appears more than once"):
+        v1.locus_v1_table(built / "locus", pa.concat_tables([scores, scores]))
     with pytest.raises(v1.V1Error, match="section_id"):
         v1.locus_v1_table(built / "locus", scores.drop_columns(["section_id"]))
 

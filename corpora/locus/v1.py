@@ -42,7 +42,6 @@ from importlib import resources
 from pathlib import Path
 
 import addfips
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -118,56 +117,48 @@ def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     ``scores`` (keyed by ``section_id``; any of the label columns of :data:`V1_SCHEMA`)
     supplies the columns it has, for every row (null for a section it does not score);
     other labels come from the ingested LOCUS-v1 rows (``v1_source``) or are null.
+    Columns are lined up by index, not joined, so header and content are not copied.
     """
     folder = Path(folder)
     sections = _config(folder, "sections", ["section_id", "jurisdiction_id", "state", "heading", "text", "order"])
     jurisdictions = _config(folder, "jurisdictions", ["jurisdiction_id", "name", "kind"])
     if sections is None or jurisdictions is None:
         raise FileNotFoundError(f"{folder}: no sections/jurisdictions configs (not a built LOCUS folder)")
-    sections = sections.append_column("_i", pa.array(range(sections.num_rows), INT))
-    con = duckdb.connect(":memory:")
-    try:
-        con.register("s", sections)
-        con.register("j", jurisdictions)
-        reps = _config(folder, "county_representatives", ["county_fips", "county_name", "jurisdiction_id"])
-        if reps is None:
-            reps = pa.table({"county_fips": pa.array([], STR), "county_name": pa.array([], STR),
-                             "jurisdiction_id": pa.array([], STR)})
-        con.register("reps", reps)
-        source = _config(folder, "v1_source")
-        ingested = source is not None
-        if ingested:
-            con.register("v", source)
-        derived = {
-            "document_id": "s.jurisdiction_id", "section_index": "s.\"order\"", "jurisdiction_type": "j.kind",
-            "jurisdiction_geoid": "NULL::VARCHAR", "represented_county_fips": "coalesce(r.fips, [])",
-            "represented_county_name": "coalesce(r.names, [])",
-        }
-        select = {
-            "state": "s.state", "jurisdiction_name": "j.name", "header": "s.heading", "content": "s.text",
-            **{c: f"v.{c}" if ingested else derived[c] for c in IDENTITY},
-            **{c: f"v.{c}" if ingested else f"NULL::{_sql_type(c)}" for c in LABELS},
-        }
-        joins = ""
-        if scores is not None:
-            scores = _check_scores(scores)
-            con.register("sc", scores)
-            joins = "LEFT JOIN sc ON sc.section_id = s.section_id"
-            select.update({c: f"sc.{c}" for c in scores.column_names if c != "section_id"})
-        sql = f"""
-            WITH r AS (SELECT jurisdiction_id, list(county_fips ORDER BY county_fips) AS fips,
-                              list(county_name ORDER BY county_fips) AS names
-                       FROM reps GROUP BY jurisdiction_id)
-            SELECT {', '.join(f'{expr} AS "{c}"' for c, expr in select.items())}
-            FROM s JOIN j ON j.jurisdiction_id = s.jurisdiction_id
-            LEFT JOIN r ON r.jurisdiction_id = s.jurisdiction_id
-            {'LEFT JOIN v ON v.section_id = s.section_id' if ingested else ''}
-            {joins}
-            ORDER BY s._i"""
-        table = con.execute(sql).to_arrow_table()
-    finally:
-        con.close()
-    return table.select(list(V1_COLUMNS)).cast(V1_SCHEMA)
+    n = sections.num_rows
+    ids = jurisdictions["jurisdiction_id"].combine_chunks()
+    at = pc.index_in(sections["jurisdiction_id"], value_set=ids)  # each section's jurisdiction row
+    fips, names = _represented(folder, ids.to_pylist())
+    columns = {
+        "document_id": sections["jurisdiction_id"], "section_index": sections["order"], "state": sections["state"],
+        "jurisdiction_name": jurisdictions["name"].take(at), "jurisdiction_type": jurisdictions["kind"].take(at),
+        "jurisdiction_geoid": pa.nulls(n, STR), "represented_county_fips": fips.take(at),
+        "represented_county_name": names.take(at), "header": sections["heading"], "content": sections["text"],
+        **{c: pa.nulls(n, V1_SCHEMA.field(c).type) for c in LABELS},
+    }
+    source = _config(folder, "v1_source")
+    if source is not None:  # ingested from LOCUS-v1: its identity and labels, as they came
+        columns.update({c: _aligned(source, sections, c) for c in IDENTITY + LABELS})
+    if scores is not None:
+        scores = _check_scores(scores)
+        columns.update({c: _aligned(scores, sections, c) for c in scores.column_names if c != "section_id"})
+    return pa.table([columns[f.name].cast(f.type) for f in V1_SCHEMA], schema=V1_SCHEMA)
+
+
+def _aligned(table: pa.Table, sections: pa.Table, column: str) -> pa.ChunkedArray:
+    """``table[column]`` in the order of ``sections`` (by ``section_id``; null where it has no row)."""
+    if table["section_id"].equals(sections["section_id"]):
+        return table[column]
+    return table[column].take(pc.index_in(sections["section_id"], value_set=table["section_id"].combine_chunks()))
+
+
+def _represented(folder: Path, jurisdiction_ids: list[str]) -> tuple[pa.Array, pa.Array]:
+    """Per jurisdiction (in the given order): the FIPS codes and names of the counties it represents."""
+    reps = _config(folder, "county_representatives", ["county_fips", "county_name", "jurisdiction_id"])
+    counties: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for r in sorted(reps.to_pylist() if reps is not None else [], key=lambda r: r["county_fips"]):
+        counties[r["jurisdiction_id"]].append((r["county_fips"], r["county_name"]))
+    return (pa.array([[f for f, _ in counties[j]] for j in jurisdiction_ids], LIST),
+            pa.array([[c for _, c in counties[j]] for j in jurisdiction_ids], LIST))
 
 
 def write_locus_v1(folder: Path, scores: pa.Table | None = None) -> pa.Table:
@@ -200,11 +191,6 @@ def write_locus_v1(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     return table
 
 
-def _sql_type(column: str) -> str:
-    dtype = V1_SCHEMA.field(column).type
-    return {STR: "VARCHAR", INT: "BIGINT", DOUBLE: "DOUBLE", BOOL: "BOOLEAN"}.get(dtype, "VARCHAR[]")
-
-
 def _check_scores(scores: pa.Table) -> pa.Table:
     """Scores keyed by section_id with label columns of the LOCUS-v1 schema, cast to its types."""
     if "section_id" not in scores.column_names:
@@ -213,6 +199,10 @@ def _check_scores(scores: pa.Table) -> pa.Table:
     if unknown:
         raise V1Error(f"scores: column(s) {', '.join(unknown)} are not label columns of the LOCUS-v1 schema "
                       f"({', '.join(LABELS)})")
+    counts = pc.value_counts(scores["section_id"])
+    repeated = counts.filter(pc.greater(counts.field("counts"), 1))
+    if len(repeated):
+        raise V1Error(f"scores: section_id {repeated[0]['values'].as_py()!r} appears more than once")
     fields = [pa.field("section_id", STR), *[V1_SCHEMA.field(c) for c in scores.column_names if c != "section_id"]]
     try:
         return scores.select([f.name for f in fields]).cast(pa.schema(fields))
