@@ -57,7 +57,7 @@ class HFAnswerer:
         if self.model is None:
             self._load()
         inputs = self.processor(text=[text], images=[images] if images else None, return_tensors="pt")
-        inputs = inputs.to(self.device)
+        inputs = inputs.to(self.device, dtype=self.model.dtype)  # casts the pixel values, not the token ids
         with torch.inference_mode():
             out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
         new = out[0, inputs["input_ids"].shape[1]:]
