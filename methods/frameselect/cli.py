@@ -18,6 +18,7 @@ frameselect = typer.Typer(help="FrameSelect: compare frame selectors, replay sto
                           no_args_is_help=True, add_completion=False)
 console = Console(width=max(Console().width, 132))  # the comparison table is wide
 err = Console(stderr=True)
+HIGHLIGHT = {"uniform": {"lw": 2.5, "color": "black", "ls": "--"}, "framerouter": {"lw": 2.5, "color": "crimson"}}
 METRIC_LABELS = {"recall": "R", "precision": "P", "tiou": "IoU", "coverage": "Cov", "redundancy": "Red"}
 
 
@@ -76,7 +77,7 @@ def plot(rows: Sequence[dict[str, Any]], benchmark: str, path: Path) -> Path:
             pts = sorted((r["budget"], r["value"]) for r in rows if r["benchmark"] == benchmark
                          and r["selector"] == selector and r["metric"] == metric and r["evaluator"] == "selection")
             if pts:
-                style = {"lw": 2.5, "color": "black"} if selector in ("uniform", "framerouter") else {"lw": 1}
+                style = HIGHLIGHT.get(selector, {"lw": 1})
                 ax.plot(*zip(*pts, strict=True), marker="o", ms=3, label=selector,
                         **({"color": cmap(k % 20)} | style))
         ax.set_xscale("log", base=2)
@@ -106,6 +107,9 @@ def run(
     plot_path: Annotated[Path | None, typer.Option("--plot", help="PNG to write (default: "
                                                                   "frameselect-<benchmark>.png).")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write the result rows as JSON.")] = None,
+    common: Annotated[bool, typer.Option("--common", help="Only questions every selector ran on (query-aware "
+                                                          "selectors refuse questions the encoder cannot embed).")
+                      ] = False,
 ) -> None:
     """Run selectors at several budgets on a benchmark; print the comparison table and write a plot."""
     import json
@@ -120,7 +124,7 @@ def run(
         with _bar() as bar:
             task = bar.add_task(f"{name}: selecting", total=None)
             _, rows, refused = runner.run(name, names, sizes, encoder, candidate_fps, seed,
-                                          data / name if data else None, limit,
+                                          data / name if data else None, limit, common=common,
                                           progress=lambda d, t, task=task: bar.update(task, completed=d, total=t))
         console.print(comparison_table(rows, name, sizes))
         for selector, n in sorted(refused.items()):

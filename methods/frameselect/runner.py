@@ -152,9 +152,12 @@ def answer_rows(rows: Sequence[dict[str, Any]], questions: Sequence[Question], a
 
 def run(benchmark: str, selectors: Sequence[str], budgets: Sequence[int], encoder: str = "descriptor",
         candidate_fps: float = 10.0, seed: int = 0, folder: Path | None = None, limit: int | None = None,
-        evidence_only: bool = True, cache: Path | None = None, progress: Progress = None
+        evidence_only: bool = True, cache: Path | None = None, progress: Progress = None, common: bool = False
         ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
-    """Select and evaluate at the selection level: (selection rows, result rows, refusals per selector)."""
+    """Select and evaluate at the selection level: (selection rows, result rows, refusals per selector).
+
+    ``common`` keeps only the questions every selector ran on at every budget, so all means are over one set.
+    """
     if not budgets or min(budgets) < 1:
         raise ValueError(f"budgets must be >= 1, got {list(budgets)}")
     questions = benchmarks.load(benchmark, folder)
@@ -165,4 +168,10 @@ def run(benchmark: str, selectors: Sequence[str], budgets: Sequence[int], encode
         raise ValueError(f"benchmark {benchmark!r} has no questions{' with evidence spans' if evidence_only else ''}")
     pool_list = pools(questions, encoder, candidate_fps, cache)
     rows, refused = select_all(questions, pool_list, selectors, budgets, encoder, seed, progress)
+    if common:
+        done: dict[str, int] = defaultdict(int)
+        for row in rows:
+            done[row["question_id"]] += 1
+        keep = {q for q, n in done.items() if n == len(selectors) * len(budgets)}
+        rows = [row for row in rows if row["question_id"] in keep]
     return rows, selection_rows(rows, questions, pool_list, 1.0 / candidate_fps), refused
