@@ -100,6 +100,14 @@ def test_more_frames_find_more_evidence(data: Path, tmp_path: Path) -> None:
             assert open_video(q.video_paths[q.video_ids.index(vid)]).index_at(t) == f
 
 
+def test_common_keeps_only_questions_every_selector_ran_on(data: Path, tmp_path: Path) -> None:
+    rows, results, refused = runner.run("tar", ["uniform", "topk"], [4], folder=data / "tar", evidence_only=False,
+                                        common=True, cache=tmp_path)
+    assert refused["topk"] > 0  # TAR questions without colour words have no query features
+    n = {r["selector"]: r["n"] for r in results if r["metric"] == "redundancy"}
+    assert n["uniform"] == n["topk"] == len(rows) // 2
+
+
 def test_answer_level_goes_through_the_task_prompt_and_metric(data: Path) -> None:
     from neurips26.methods.frameselect.answerers import answerer
 
