@@ -5,7 +5,7 @@ the registries); each selector, encoder, evaluator, benchmark and answering back
 one small module that registers itself with a decorator.
 """
 
-from . import encoders, selectors  # noqa: F401  (register every encoder and selector)
+from . import answerers, benchmarks, encoders, evaluators, selectors  # noqa: F401  (register every component)
 from .core import ANSWERERS, BENCHMARKS, ENCODERS, EVALUATORS, SELECTORS, Pool, Registry, Selection, select
 from .pool import build_pool
 
