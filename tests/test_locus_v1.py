@@ -201,11 +201,7 @@ def test_lm_eval_tasks_build_from_ingested_rows(built: Path, monkeypatch: pytest
 
 
 def test_scores_join_into_locus_v1(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where the analysis layer's scores land: ``locus_v1_table(folder, scores)``.
-
-    SCORING STEP: once ``neurips26 score locus`` exists, run it on a copy of ``built`` here
-    and check its rewritten ``locus_v1`` config against ``locus_v1_table(folder, its scores)``.
-    """
+    """Where the analysis layer's scores land: ``locus_v1_table(folder, scores)`` and ``write_locus_v1``."""
     sections = read(built / "locus", "sections")
     scores = pa.table({"section_id": [s["section_id"] for s in sections[:2]],
                        "function": ["Process", "Enforcement"], "opacity": [9.0, -9.0]})
@@ -227,12 +223,34 @@ def test_scores_join_into_locus_v1(built: Path, tmp_path: Path, monkeypatch: pyt
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert load_dataset(str(folder), "locus_v1", split="train")["function"][:2] == ["Process", "Enforcement"]
+    assert yaml.safe_load((folder / "README.md").read_text().split("---")[1])["license"] == "cc-by-nc-4.0"
     with pytest.raises(v1.V1Error, match="bogus"):
         v1.locus_v1_table(built / "locus", scores.append_column("bogus", pa.array([1, 2])))
     with pytest.raises(v1.V1Error, match=f"section_id '{sections[0]['section_id']}' appears more than once"):
         v1.locus_v1_table(built / "locus", pa.concat_tables([scores, scores]))
     with pytest.raises(v1.V1Error, match="section_id"):
         v1.locus_v1_table(built / "locus", scores.drop_columns(["section_id"]))
+
+
+def test_scored_round_trip(built: Path, tmp_path: Path) -> None:
+    """The whole loop: ingested (``built``), scored by ``neurips26 score locus``, written back as LOCUS-v1."""
+    root = tmp_path / "data"
+    shutil.copytree(built / "locus", root / "locus")
+    result = run("score", "locus", "--data", str(root), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    scores = read(root / "locus", "scores")
+    back = read(root / "locus", "locus_v1")
+    before = read(built / "locus", "locus_v1")
+    assert [s["section_id"] for s in scores] == [s["section_id"] for s in read(built / "locus", "sections")]
+    unchanged = ("document_id", "section_index", "state", "jurisdiction_name", "jurisdiction_type",
+                 "jurisdiction_geoid", "represented_county_fips", "represented_county_name", "header", "content")
+    assert [{c: r[c] for c in unchanged} for r in back] == [{c: r[c] for c in unchanged} for r in before]
+    for row, score in zip(back, scores, strict=True):  # the labels are the scores
+        for c in ("function", "is_substantive", "topic", "opacity", "paternalism", "enforcement_discretion",
+                  "problem_salience"):
+            assert row[c] == score[c], c
+    assert {r["function"] for r in back} <= set(v1.FUNCTIONS)
+    assert read(root / "locus", "v1_source") == read(built / "locus", "v1_source")  # the released labels stay
 
 
 def test_raw_build_of_the_real_sample_writes_locus_v1(real_locus: Path, tmp_path: Path) -> None:

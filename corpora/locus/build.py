@@ -418,8 +418,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         specs["v1_source"] = hubfolder.ConfigSpec(
             "v1_source", v1.V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
         specs["v1_source"].shards["train"] = source_writer.close()
-    specs["locus_v1"] = hubfolder.ConfigSpec(
-        "locus_v1", v1.V1_SCHEMA, "The corpus in the LOCUS-v1 schema (drop-in for LOCUS-v1 users).")
+    specs["locus_v1"] = hubfolder.ConfigSpec("locus_v1", v1.V1_SCHEMA, v1.DESCRIPTION)
     write_arrow(out, specs["locus_v1"], v1.locus_v1_table(out))
 
     configs = list(specs.values())

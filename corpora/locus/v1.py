@@ -50,6 +50,7 @@ from .build import CodeResult, FileReport, Jurisdiction, natural_key
 
 FORMAT = "locus-v1"
 SOURCE = "LocalLaws/LOCUS-v1"
+DESCRIPTION = "The corpus in the LOCUS-v1 schema (drop-in for LOCUS-v1 users)."
 LICENSE = {"license": "cc-by-nc-4.0", "license_url": "https://creativecommons.org/licenses/by-nc/4.0/"}
 NOT_DATA = ("README.md",)  # the dataset card of a downloaded snapshot
 
@@ -162,32 +163,16 @@ def _represented(folder: Path, jurisdiction_ids: list[str]) -> tuple[pa.Array, p
 
 
 def write_locus_v1(folder: Path, scores: pa.Table | None = None) -> pa.Table:
-    """Rewrite the ``locus_v1`` config of a built folder (e.g. after scoring) and its manifest and card entries."""
-    import json
-
-    import yaml
-
+    """Rewrite the ``locus_v1`` config of a built folder (e.g. after scoring), with its manifest, card and
+    Croissant entries; a folder ingested from LOCUS-v1 keeps its CC-BY-NC-4.0 license."""
     from neurips26 import hubfolder
 
-    from .build import write_arrow
+    from .card import META
 
     folder = Path(folder)
     table = locus_v1_table(folder, scores)
-    spec = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, "")
-    write_arrow(folder, spec, table)
-    manifest_path = folder / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["configs"]["locus_v1"] = {split: [vars(s) for s in shards] for split, shards in spec.shards.items()}
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    card_path = folder / "README.md"
-    _, header, body = card_path.read_text(encoding="utf-8").split("---\n", 2)
-    meta = yaml.safe_load(header)
-    fresh = hubfolder.card_header([spec], {**meta, "task_categories": meta.get("task_categories", [])})
-    if fresh["dataset_info"]:  # an empty config is not declared in the card
-        meta["dataset_info"] = [fresh["dataset_info"][0] if d["config_name"] == "locus_v1" else d
-                                for d in meta["dataset_info"]]
-    card_path.write_text(f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)}---\n{body}",
-                         encoding="utf-8")
+    meta = {**META, **(LICENSE if (folder / "data" / "v1_source").is_dir() else {})}
+    hubfolder.add_config(folder, hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, DESCRIPTION), table, meta)
     return table
 
 
