@@ -314,3 +314,14 @@ def test_quadratic_selectors_thin_large_pools_evenly(name: str, monkeypatch: pyt
     assert set(chosen.tolist()) <= rows and len(set(chosen.tolist())) == 4
     if name in ("saliency", "dpp", "facility_location"):
         assert {40, 121} <= set(chosen.tolist())  # the planted outliers, at their own positions in the pool
+
+
+def test_timeline_puts_each_video_after_the_previous_one() -> None:
+    times = np.array([0.0, 1.0, 2.0, 0.0, 1.0])
+    index = np.array([0, 0, 0, 1, 1])
+    known = Pool(times=times, duration=5.5, video_ids=["a", "b"], video_index=index, video_durations=[3.5, 2.0])
+    np.testing.assert_allclose(known.timeline, [0, 1, 2, 3.5, 4.5])
+    guessed = Pool(times=times, duration=5.0, video_ids=["a", "b"], video_index=index)
+    np.testing.assert_allclose(guessed.timeline, [0, 1, 2, 3, 4])  # one candidate step after the last
+    with pytest.raises(ValueError, match="2 videos"):
+        Pool(times=times, duration=5.0, video_ids=["a", "b"], video_index=index, video_durations=[1.0])

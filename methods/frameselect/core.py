@@ -91,6 +91,7 @@ class Pool:
     query: str | None = None
     query_features: np.ndarray | None = None  # (D,) L2-normalised, same space as features
     pixels: np.ndarray | None = None  # (N, h, w, 3) uint8 thumbnails, for pixel-level selectors
+    video_durations: list[float] | None = None  # seconds per video; None: last candidate + one candidate step
 
     def __post_init__(self) -> None:
         self.times = np.asarray(self.times, dtype=np.float64)
@@ -98,6 +99,8 @@ class Pool:
             raise ValueError(f"a pool needs a non-empty 1-D array of candidate times, got shape {self.times.shape}")
         if self.video_index is None:
             self.video_index = np.zeros(len(self.times), dtype=np.int64)
+        if self.video_durations is not None and len(self.video_durations) != len(self.video_ids):
+            raise ValueError(f"pool has {len(self.video_durations)} video durations for {len(self.video_ids)} videos")
         for name in ("video_index", "features", "pixels"):
             value = getattr(self, name)
             if value is not None and len(value) != len(self.times):
@@ -109,11 +112,20 @@ class Pool:
 
     @property
     def timeline(self) -> np.ndarray:
-        """Each candidate's position on one axis through all the pool's videos (seconds, videos end to end)."""
-        offsets = np.zeros(len(self.video_ids))
-        for v in range(1, len(self.video_ids)):
-            earlier = self.times[self.video_index == v - 1]
-            offsets[v] = offsets[v - 1] + (earlier.max() if len(earlier) else 0.0)
+        """Each candidate's position on one axis through all the pool's videos (seconds, videos end to end).
+
+        Video k starts where video k-1 ends: after its duration when known, else one candidate step
+        (the median spacing of its candidates, 1 s for a single one) after its last candidate.
+        """
+        lengths = np.zeros(len(self.video_ids))
+        for v in range(len(self.video_ids)):
+            if self.video_durations is not None:
+                lengths[v] = self.video_durations[v]
+                continue
+            own = np.sort(self.times[self.video_index == v])
+            if len(own):
+                lengths[v] = own[-1] + (float(np.median(np.diff(own))) if len(own) > 1 else 1.0)
+        offsets = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
         return self.times + offsets[self.video_index]
 
 

@@ -101,7 +101,7 @@ def build_pool(videos: Sequence[str | Path], query: str | None = None, encoder: 
             raise FileNotFoundError(f"video not found: {path}")
     enc = get_encoder(encoder, **encoder_options) if encoder is not None else None
     enc_key = enc.key if enc is not None else None
-    times, index, pixels, features, duration = [], [], [], [], 0.0
+    times, index, pixels, features, lengths = [], [], [], [], []
     for v, path in enumerate(paths):
         try:
             length = open_video(path).info.duration
@@ -121,8 +121,9 @@ def build_pool(videos: Sequence[str | Path], query: str | None = None, encoder: 
         pixels.append(entry["pixels"])
         if enc is not None:
             features.append(entry["features"])
-        duration += length
-    return Pool(times=np.concatenate(times), duration=duration, video_ids=[p.stem for p in paths],
+        lengths.append(length)
+    return Pool(times=np.concatenate(times), duration=sum(lengths), video_durations=lengths,
+                video_ids=[p.stem for p in paths],
                 video_index=np.concatenate(index), features=np.concatenate(features) if enc is not None else None,
                 query=query, query_features=_query_features(enc, query, cache), pixels=np.concatenate(pixels))
 
