@@ -6,8 +6,12 @@ Input contract (``--raw DIR``)::
     DIR/<jurisdiction_id>/  that jurisdiction's files, any supported format, any depth
 
 Configs written: ``sections`` (the corpus), ``jurisdictions``, ``counties`` (the
-county access layer: every code that applies in a county) and ``errors`` (every
-rejected file, row or record, with the reason). Every file under DIR other than
+county access layer: every code that applies in a county), ``errors`` (every
+rejected file, row or record, with the reason), the evaluation sets ``domain`` and
+``catchline``, ``county_representatives`` and ``coverage`` (the paper's county
+layer, ``counties.py``) and ``locus_v1`` (the corpus in the LOCUS-v1 schema,
+``v1.py``). ``--from-locus-v1 DIR`` reads a LOCUS-v1 download instead of a raw
+folder and also writes ``v1_source``. Every file under DIR other than
 ``jurisdictions.csv`` is counted once: parsed (possibly as a duplicate of the
 same code in a better format) or rejected, so ``files in = parsed + rejected``.
 
