@@ -97,6 +97,12 @@ def download(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pq.write_table(pa.table({"header": ["x"], "state": ["GA"], "city": ["Adel"]}), root / "bad/no_content.parquet")
     pq.write_table(pa.table({"header": ["x"], "content": [7], "jurisdiction_geoid": ["1300564"]}),
                    root / "bad/int_content.parquet")
+    damaged = root / "bad/damaged.parquet"  # the footer reads, the data pages do not
+    pq.write_table(pa.table({"header": ["h" * 500] * 20, "content": [TEXT] * 20, "jurisdiction_geoid": ["13015"] * 20}),
+                   damaged)
+    data = bytearray(damaged.read_bytes())
+    data[10:200] = b"\xff" * 190
+    damaged.write_bytes(bytes(data))
     return root
 
 
@@ -106,7 +112,7 @@ def built(download: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("data")
     result = run("build", "locus", "--from-locus-v1", str(download), "--out", "locus", cwd=root)
     assert result.returncode == 0, result.stderr
-    assert "files in 7 = parsed 4 + duplicate 0 + rejected 3 (reconciles)" in " ".join(result.stdout.split())
+    assert "files in 8 = parsed 4 + duplicate 0 + rejected 4 (reconciles)" in " ".join(result.stdout.split())
     return root
 
 
@@ -118,6 +124,7 @@ def test_bad_files_are_reported_and_the_good_ones_built(built: Path) -> None:
     errors = {e["source_file"]: e for e in read(built / "locus", "errors")}
     assert "not a Parquet file" in errors["bad/notes.parquet"]["reason"]
     assert "missing required column(s) content" in errors["bad/no_content.parquet"]["reason"]
+    assert "bad/damaged.parquet: cannot be read" in errors["bad/damaged.parquet"]["reason"]
     reason = errors["bad/int_content.parquet"]["reason"]
     assert "bad/int_content.parquet" in reason and "'content'" in reason and "int64" in reason
     assert errors["card/published.parquet"]["level"] == "record"

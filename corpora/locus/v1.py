@@ -270,7 +270,7 @@ def read_file(path: Path, name: str) -> tuple[pa.Table, list[str]]:
     """One LOCUS-v1 file as a table of all :data:`V1_SCHEMA` columns; also its unknown columns."""
     try:
         schema = pq.read_schema(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+    except (pa.ArrowException, OSError) as exc:
         raise V1Error(f"{name}: not a Parquet file ({str(exc).splitlines()[0]})") from None
     rename = {}
     for column in schema.names:
@@ -288,7 +288,10 @@ def read_file(path: Path, name: str) -> tuple[pa.Table, list[str]]:
         dtype = schema.field(column).type
         if not _is(dtype, V1_SCHEMA.field(target).type):
             raise V1Error(f"{name}: column {column!r} has type {dtype}, expected {V1_SCHEMA.field(target).type}")
-    table = pq.read_table(path, columns=list(rename)).rename_columns([rename[c] for c in rename])
+    try:
+        table = pq.read_table(path, columns=list(rename)).rename_columns([rename[c] for c in rename])
+    except (pa.ArrowException, OSError) as exc:  # a damaged file: its footer reads, its data does not
+        raise V1Error(f"{name}: cannot be read ({str(exc).splitlines()[0]})") from None
     columns = []
     for f in V1_SCHEMA:
         if f.name not in table.column_names:
