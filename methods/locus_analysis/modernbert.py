@@ -76,11 +76,12 @@ def load(axis: str, source: str, device: str | None = None) -> AxisModel:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from neurips26.models import device as default_device
-
     if axis not in AXES:
         raise ValueError(f"unknown axis {axis!r}; axes: {', '.join(AXES)}")
-    device = device or default_device()
+    if device is None:
+        from neurips26.models import device as default_device
+
+        device = default_device()
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
         model = AutoModelForSequenceClassification.from_pretrained(
