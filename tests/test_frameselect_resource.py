@@ -96,7 +96,7 @@ def test_replay_answers_stored_selections_with_two_models_without_selecting(
 
     rows0 = frameselect.replay(built, "tiny-idefics3-seed0", raw=data, max_new_tokens=2)
     result = CliRunner().invoke(app, ["frameselect", "replay", str(built), "--model", "tiny-idefics3-seed1",
-                                      "--data", str(data), "--max-new-tokens", "2"])
+                                      "--data", str(data), "--max-new-tokens", "2", "--budgets", "2,6"])
     assert result.exit_code == 0, result.output
     assert digests(built / "data" / "selections") == before  # selections byte-identical
 
@@ -114,10 +114,12 @@ def test_replay_answers_stored_selections_with_two_models_without_selecting(
     selection_level = [r for r in results if r["evaluator"] == "selection"]
     assert selection_level  # kept
 
-    # replaying a model again replaces its rows rather than adding copies
-    frameselect.replay(built, "tiny-idefics3-seed0", raw=data, max_new_tokens=2)
+    # replaying a model again (here one selector) replaces its rows rather than adding copies
+    frameselect.replay(built, "tiny-idefics3-seed0", raw=data, max_new_tokens=2, selectors=["uniform"])
     again = frameselect.read_config(built, "results").to_pylist()
     assert len(again) == len(results)
+    with pytest.raises(ValueError, match="no stored selections with budget 99"):
+        frameselect.replay(built, "tiny-idefics3-seed0", raw=data, budgets=[99])
 
 
 def test_the_two_answering_models_differ() -> None:

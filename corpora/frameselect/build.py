@@ -182,8 +182,13 @@ def read_config(folder: Path, config: str) -> pa.Table:
 
 
 def replay(folder: Path, model: str, raw: Path | None = None, progress: Progress = None,
+           selectors: Sequence[str] | None = None, budgets: Sequence[int] | None = None,
            **answerer_options: Any) -> list[dict[str, Any]]:
-    """Answer the stored selections of ``folder`` with ``model``; write and return its answer-level rows."""
+    """Answer the stored selections of ``folder`` with ``model``; write and return its answer-level rows.
+
+    ``selectors`` and ``budgets`` answer only those stored selections (their rows replace the model's earlier
+    rows for the same selector and budget; other rows stay).
+    """
     from neurips26.methods.frameselect import benchmarks as bench
     from neurips26.methods.frameselect import runner
     from neurips26.methods.frameselect.answerers import answerer
@@ -196,13 +201,21 @@ def replay(folder: Path, model: str, raw: Path | None = None, progress: Progress
     if manifest.get("builder", {}).get("name") != "neurips26.corpora.frameselect":
         raise ValueError(f"{folder}: manifest.json is not a FrameSelect build's")
     selections = read_config(folder, "selections").to_pylist()
+    for name, wanted in (("selector", selectors), ("budget", budgets)):
+        if wanted:
+            missing = sorted(set(wanted) - {r[name] for r in selections})
+            if missing:
+                raise ValueError(f"{folder}: no stored selections with {name} {', '.join(map(str, missing))}")
+            selections = [r for r in selections if r[name] in set(wanted)]
     answering = answerer(model, **answerer_options)
     rows: list[dict[str, Any]] = []
     for name in sorted({r["benchmark"] for r in selections}):
         questions = bench.load(name, _benchmark_folder(raw, name))
         rows += runner.answer_rows([r for r in selections if r["benchmark"] == name], questions, answering, progress)
+    done = {(r["benchmark"], r["selector"], r["budget"]) for r in rows}
     kept = [r for r in read_config(folder, "results").to_pylist()
-            if not (r["evaluator"] == "answer" and r["answering_model"] == answering.name)]
+            if not (r["evaluator"] == "answer" and r["answering_model"] == answering.name
+                    and (r["benchmark"], r["selector"], r["budget"]) in done)]
     specs = _specs()
     specs["selections"].shards = {split: [hubfolder.Shard(**s) for s in shards]
                                   for split, shards in manifest["configs"]["selections"].items()}

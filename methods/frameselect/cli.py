@@ -148,6 +148,8 @@ def replay(
                                                    "selections were made on (default: the generated releases).")
                     ] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Answer length in tokens.")] = 16,
+    selectors: Annotated[str | None, typer.Option(help="Only these stored selectors (comma-separated).")] = None,
+    budgets: Annotated[str | None, typer.Option(help="Only these stored budgets (comma-separated).")] = None,
 ) -> None:
     """Answer the stored selections with another model (no selector runs) and add its rows to `results`."""
     from neurips26.corpora.frameselect.build import replay as replay_folder
@@ -155,7 +157,8 @@ def replay(
     with _bar() as bar:
         task = bar.add_task(f"answering with {model}", total=None)
         rows = replay_folder(folder, model, data, lambda d, t: bar.update(task, completed=d, total=t),
-                             max_new_tokens=max_new_tokens)
+                             selectors=[s.strip() for s in selectors.split(",")] if selectors else None,
+                             budgets=_ints(budgets, "--budgets") if budgets else None, max_new_tokens=max_new_tokens)
     table = Table(title=f"answer-level results, {model}")
     for name in ("benchmark", "selector", "budget", "metric", "value", "n"):
         table.add_column(name)
