@@ -194,6 +194,17 @@ def test_modernbert_refuses_what_it_cannot_map(tiny: dict[str, Path], tmp_path: 
         "is_substantive": False, "topic": None}
 
 
+def test_gold_table_for_the_modernbert_backend(tiny: dict[str, Path], shared_data: Path) -> None:
+    from typer.testing import CliRunner
+
+    from neurips26.cli import app
+
+    result = CliRunner().invoke(app, ["score", "gold", "--gold", str(shared_data / "locus-gold"), "--backend",
+                                      "modernbert", "--model", f"substantive={tiny['substantive']}"])
+    assert result.exit_code == 0, result.output
+    assert "backend modernbert" in result.output and "max_fine_usd" in result.output
+
+
 # -- the scores config ------------------------------------------------------------------------------------------
 
 

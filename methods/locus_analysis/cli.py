@@ -87,7 +87,8 @@ def score_gold(
 
     rows = g.read_gold(gold or g.default_gold_dir())
     if backend == "default":
-        with _bar("embedding and cross-validating"):
+        with _bar("embedding and cross-validating") as bar:
+            bar.add_task("cross-validate", total=None)
             pred = g.default_predictions(rows, weak)
     elif backend == "modernbert":
         from . import fines
@@ -123,7 +124,8 @@ def train_heads(
     from . import gold as g
     from . import heads
 
-    with _bar("embedding and training"):
+    with _bar("embedding and training") as bar:
+        bar.add_task("train", total=None)
         trained = heads.train(gold or g.default_gold_dir(), data, out or heads.HEADS_FILE)
     Console().print(f"heads: {out or heads.HEADS_FILE} ({trained.info['n_gold']} gold, "
                     f"{trained.info['n_weak']} weak rows)", highlight=False)

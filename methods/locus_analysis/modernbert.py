@@ -95,6 +95,9 @@ def load(axis: str, source: str, device: str | None = None) -> AxisModel:
     values = labels = None
     if model.config.num_labels > 1:
         if all(re.fullmatch(r"-?\d+(\.\d+)?", str(n).strip()) for n in names):
+            if axis not in CONTINUOUS:
+                raise ValueError(f"{axis} model {source!r}: numeric classes {', '.join(names)}; the {axis} axis "
+                                 "needs LOCUS labels")
             values = np.array([float(n) for n in names])
         else:
             labels = [parse_label(n) for n in names]
@@ -134,7 +137,7 @@ def predict(m: AxisModel, headings: Sequence[str], texts: Sequence[str], batch_s
     p = np.exp(z - z.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     if m.values is not None:
-        return {m.axis if m.axis in CONTINUOUS else "value": (p @ m.values).tolist()}
+        return {m.axis: (p @ m.values).tolist()}
     rows = [m.labels[i] for i in p.argmax(1)]
     fields = sorted({k for parsed in m.labels for k in parsed})
     return {f: [r.get(f) for r in rows] for f in fields}

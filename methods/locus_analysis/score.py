@@ -106,8 +106,10 @@ def modernbert_labels(headings: list[str], texts: list[str], models: dict[str, s
     out: dict[str, list] = {}
     for axis, source in sources.items():
         out |= modernbert.predict(modernbert.load(axis, source), headings, texts, batch_size, progress=progress)
-    if "is_substantive" not in out and "function" in out and "topic" not in out:
-        out["is_substantive"] = [f != "Context" for f in out["function"]]
+    if "function" in out:  # a class that names only a function: substantive unless Context
+        known = out.get("is_substantive") or [None] * len(texts)
+        out["is_substantive"] = [s if s is not None else f != "Context" for s, f in zip(known, out["function"],
+                                                                                        strict=True)]
     needed = ("function", "is_substantive", "topic", *CONTINUOUS)
     missing = [k for k in needed if k not in out]
     if missing:
