@@ -238,6 +238,22 @@ def test_scores_config_is_written_and_queryable(scored: Path) -> None:
     manifest = json.loads((scored / "locus" / "manifest.json").read_text())
     assert {"scores", "locus_v1", "sections"} <= set(manifest["configs"])
     assert "| `scores` |" in (scored / "locus" / "README.md").read_text()
+    import mlcroissant as mlc
+
+    record_sets = {r.name for r in mlc.Dataset(jsonld=str(scored / "locus" / "croissant.json")).metadata.record_sets}
+    assert {"scores", "locus_v1", "sections"} <= record_sets  # raises above on validation errors
+
+
+def test_task_loaders_read_weak_sets_and_name_a_missing_gold_folder(scored: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from neurips26.tasks.locus import utils
+
+    monkeypatch.setenv("NEURIPS26_DATA", str(scored))
+    monkeypatch.setenv("NEURIPS26_LOCUS_GOLD", str(tmp_path / "no-gold"))
+    weak = utils.load_topic()
+    assert {"train", "test"} <= set(weak) and set(weak["test"]["answer"]) <= set(TOPICS)
+    with pytest.raises(FileNotFoundError, match="no-gold/dev.jsonl: gold set not found"):
+        utils.load_function_gold()
 
 
 def test_score_bad_input_is_one_clear_line(scored: Path, tmp_path: Path) -> None:

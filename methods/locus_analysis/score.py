@@ -98,14 +98,15 @@ def default_labels(headings: list[str], texts: list[str],
 
 
 def modernbert_labels(headings: list[str], texts: list[str], models: dict[str, str] | None,
-                      batch_size: int, progress: Callable[[int], None] | None = None) -> tuple[dict[str, list], bool]:
+                      batch_size: int, progress: Callable[[float], None] | None = None) -> tuple[dict[str, list], bool]:
     """Labels from the released classifiers; (labels, whether the default backend filled any field)."""
     from . import modernbert
 
     sources = dict(models) if models else dict(modernbert.AXES)
     out: dict[str, list] = {}
+    step = (lambda n: progress(n / len(sources))) if progress else None  # one pass over the corpus per axis
     for axis, source in sources.items():
-        out |= modernbert.predict(modernbert.load(axis, source), headings, texts, batch_size, progress=progress)
+        out |= modernbert.predict(modernbert.load(axis, source), headings, texts, batch_size, progress=step)
     if "function" in out:  # a class that names only a function: substantive unless Context
         known = out.get("is_substantive") or [None] * len(texts)
         out["is_substantive"] = [s if s is not None else f != "Context" for s, f in zip(known, out["function"],
@@ -157,7 +158,7 @@ def score_folder(folder: Path, backend: str = "default", models: dict[str, str] 
     sections = read_sections(folder)
     done = 0
 
-    def step(n: int) -> None:
+    def step(n: float) -> None:
         nonlocal done
         done += n
         if progress:
