@@ -44,6 +44,8 @@ FINE_CASES = [  # text, max_fine_usd, fine_per_day, jail_mentioned, max_jail_day
     ("punished by up to one year in jail", None, False, True, 365),
     ("confinement in the county jail for not more than 60 days or 2 years for a second offense", None, False, True,
      730),
+    ("A dog that bites a person shall be confined and observed for ten days.", None, False, False, None),
+    ("Imprisonment shall not exceed 30 days. The owner shall be notified within 90 days.", None, False, True, 30),
     ("The owner shall be notified within 30 days. The inmate work program is not covered.", None, False, False, None),
     ("Any person found guilty shall be subject to a fine or imprisonment, or both, in the discretion of the court.",
      None, False, True, None),

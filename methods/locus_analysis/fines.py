@@ -6,9 +6,11 @@
   not fines. None when the section states none.
 - ``fine_per_day``: each day (or every day) a violation continues counts as a separate offense/violation,
   or the fine is stated per day.
-- ``jail_mentioned``: jail, imprisonment, incarceration or confinement is mentioned.
+- ``jail_mentioned``: jail, prison, imprisonment or incarceration is mentioned ("confined" is not a jail
+  word: codes confine animals).
 - ``max_jail_days``: the longest term (number + day/month/year, a month = 30 days, a year = 365) found within
-  a short window of a jail word; "ninety (90) days" counts once, as 90. None when none is stated.
+  a short window of a jail word in the same sentence; "ninety (90) days" counts once, as 90. None when none
+  is stated.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ PER_DAY = re.compile(
     r"additional)\s+(?:and\s+distinct\s+)?(?:offen[cs]e|violation)"
     r"|\b(?:separate|distinct)\s+(?:offen[cs]e|violation)[^.]{0,80}?\b(?:each|every)\s+day\b"
     r"|\$\s*[\d,.]+\s*(?:per|a|for\s+each)\s+day\b", re.I)
-JAIL = re.compile(r"\b(jail|imprison\w*|incarcerat\w*|confine(?:d|ment)|prison)\b", re.I)
+JAIL = re.compile(r"\b(jail|imprison\w*|incarcerat\w*|prison)\b", re.I)  # "confined" is said of animals too
 TERM = re.compile(rf"\b(\d+|{_WORDS})(?:\s*\((\d+)\))?\s+(days?|months?|years?)\b", re.I)
 UNIT_DAYS = {"day": 1, "month": 30, "year": 365}
 JAIL_WINDOW = 100  # characters either side of a jail word in which a term counts
@@ -92,14 +94,14 @@ def amounts(sentence: str) -> list[float]:
 
 
 def jail_terms(text: str) -> list[int]:
-    """Terms in days found near a jail word."""
-    text = " ".join(text.split())
-    windows = [(max(0, m.start() - JAIL_WINDOW), m.end() + JAIL_WINDOW) for m in JAIL.finditer(text)]
+    """Terms in days found near a jail word in the same sentence."""
     terms = []
-    for m in TERM.finditer(text):
-        if any(lo <= m.start() and m.end() <= hi for lo, hi in windows):
-            number = int(m.group(2)) if m.group(2) else _number(m.group(1))
-            terms.append(number * UNIT_DAYS[m.group(3).lower().rstrip("s")])
+    for sentence in sentences(text):
+        windows = [(max(0, m.start() - JAIL_WINDOW), m.end() + JAIL_WINDOW) for m in JAIL.finditer(sentence)]
+        for m in TERM.finditer(sentence) if windows else ():
+            if any(lo <= m.start() and m.end() <= hi for lo, hi in windows):
+                number = int(m.group(2)) if m.group(2) else _number(m.group(1))
+                terms.append(number * UNIT_DAYS[m.group(3).lower().rstrip("s")])
     return terms
 
 
