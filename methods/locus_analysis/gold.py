@@ -10,8 +10,9 @@ LOCUS-v1 codebook (majority labels, vote counts, every annotator's labels). Per 
 - max_fine_usd, max_jail_days: exact match over all sections (none = none counts); the annotators' passes
   agree exactly (gold README).
 
-The default backend's heads are evaluated out of fold (5-fold cross-validation on ``dev``, weak labels
-always in training), never with the shipped heads, which have seen all of ``dev``.
+The default backend's heads are evaluated out of fold (5-fold cross-validation on ``dev``; a built corpus's
+weak labels join every fold's training when given), never with the shipped heads, which have seen all of
+``dev``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ A section is embedded as ``"<heading>\\n<text>"`` (its first 128 word pieces) wi
   from chapter headings lowered cross-validated macro-F1 on ``dev``, so their weight is 0);
 - ``paternalism``: ridge regression on the ``dev`` annotators' mean rating.
 
-The trained heads ship with the package as ``heads.npz`` (about 40 kB), so scoring needs no gold data and no
+The trained heads ship with the package as ``heads.npz`` (about 20 kB), so scoring needs no gold data and no
 training; ``neurips26 score train-heads`` retrains them deterministically from a gold folder and a built
 corpus. With 90 ``dev`` sections, the figures to quote are cross-validated (``neurips26 score gold``); the
 held-out half of the gold set, which is not distributed, is what checks them.
