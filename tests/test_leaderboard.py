@@ -46,7 +46,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     build_locus(out=root / "data" / "locus")
     with pytest.MonkeyPatch.context() as env:  # run() sets NEURIPS26_DATA; keep it out of other tests
         env.setenv("NEURIPS26_DATA", str(root / "data"))
-        run = evaluation.run(["locus"], limit=2, output=root / "results", data=root / "data")
+        run = evaluation.run(["locus_catchline", "locus_domain"], limit=2, output=root / "results", data=root / "data")
     assert run.results_file is not None and len(run.samples_files) == 2
     return {"file": run.results_file, "data": json.loads(run.results_file.read_text()),
             "samples": {task: next(p for p in run.samples_files if p.name.startswith(f"samples_{task}_"))

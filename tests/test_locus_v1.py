@@ -258,6 +258,9 @@ def test_scored_round_trip(built: Path, tmp_path: Path) -> None:
             assert row[c] == score[c], c
     assert {r["function"] for r in back} <= set(v1.FUNCTIONS)
     assert read(root / "locus", "v1_source") == read(built / "locus", "v1_source")  # the released labels stay
+    card = yaml.safe_load((root / "locus" / "README.md").read_text().split("---")[1])
+    assert card["license"] == "cc-by-nc-4.0"  # scoring keeps LOCUS-v1's license
+    assert {"scores", "locus_v1"} <= {c["config_name"] for c in card["configs"]}
 
 
 def test_raw_build_of_the_real_sample_writes_locus_v1(real_locus: Path, tmp_path: Path) -> None:

@@ -45,7 +45,8 @@ def run(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> evaluation
     """A real lm-eval run of the embedded model on our tasks (--limit 2)."""
     with pytest.MonkeyPatch.context() as env:  # run() sets NEURIPS26_DATA; keep it out of other tests
         env.setenv("NEURIPS26_DATA", str(data_root))
-        result = evaluation.run(["locus"], limit=2, output=tmp_path_factory.mktemp("space_eval"), data=data_root)
+        result = evaluation.run(["locus_catchline", "locus_domain"], limit=2,
+                                output=tmp_path_factory.mktemp("space_eval"), data=data_root)
     assert result.results_file is not None and len(result.samples_files) == 2
     return result
 

@@ -162,17 +162,21 @@ def _represented(folder: Path, jurisdiction_ids: list[str]) -> tuple[pa.Array, p
             pa.array([[c for _, c in counties[j]] for j in jurisdiction_ids], LIST))
 
 
+def folder_meta(folder: Path) -> dict:
+    """Card metadata for configs added to a built LOCUS folder: an ingest of LOCUS-v1 keeps CC-BY-NC-4.0."""
+    from .card import META
+
+    return {**META, **(LICENSE if (Path(folder) / "data" / "v1_source").is_dir() else {})}
+
+
 def write_locus_v1(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     """Rewrite the ``locus_v1`` config of a built folder (e.g. after scoring), with its manifest, card and
     Croissant entries; a folder ingested from LOCUS-v1 keeps its CC-BY-NC-4.0 license."""
     from neurips26 import hubfolder
 
-    from .card import META
-
     folder = Path(folder)
     table = locus_v1_table(folder, scores)
-    meta = {**META, **(LICENSE if (folder / "data" / "v1_source").is_dir() else {})}
-    hubfolder.add_config(folder, hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, DESCRIPTION), table, meta)
+    hubfolder.add_config(folder, hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, DESCRIPTION), table, folder_meta(folder))
     return table
 
 

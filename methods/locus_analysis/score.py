@@ -152,7 +152,6 @@ def score_folder(folder: Path, backend: str = "default", models: dict[str, str] 
                  batch_size: int = 16, progress: Callable[[int, int], None] | None = None) -> pa.Table:
     """Score a built LOCUS folder in place: write ``scores`` and rewrite ``locus_v1``; return the scores."""
     from neurips26.corpora.locus import v1
-    from neurips26.corpora.locus.card import META
 
     folder = Path(folder)
     sections = read_sections(folder)
@@ -167,12 +166,10 @@ def score_folder(folder: Path, backend: str = "default", models: dict[str, str] 
     scores = score_table(sections, backend, models, batch_size, step)
     hubfolder.add_config(folder, hubfolder.ConfigSpec(
         "scores", SCORES, "LOCUS analysis layer: function, topic, four z-scored dimensions and fines per section."),
-        scores, META)
+        scores, v1.folder_meta(folder))
     labels = scores.select(["section_id", "function", "is_substantive", "topic", *CONTINUOUS])
     cleared = {c: pa.nulls(scores.num_rows, v1.V1_SCHEMA.field(c).type) for c in V1_CLEARED}
     for name, column in cleared.items():
         labels = labels.append_column(name, column)
-    hubfolder.add_config(folder, hubfolder.ConfigSpec(
-        "locus_v1", v1.V1_SCHEMA, "The corpus in the LOCUS-v1 schema (drop-in for LOCUS-v1 users)."),
-        v1.locus_v1_table(folder, labels), META)
+    v1.write_locus_v1(folder, labels)
     return scores
