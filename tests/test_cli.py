@@ -77,9 +77,15 @@ def test_wheel_ships_every_subpackage_and_data(tmp_path: Path) -> None:
                      "neurips26/tasks/locus/utils.py", "neurips26/tasks/_neurips26.yaml", "neurips26/tasks/__init__.py",
                      "neurips26/methods/__init__.py", "neurips26/leaderboard/__init__.py"):
         assert required in names, required
+    mapped = {"neurips26": "neurips26", "corpora": "neurips26/corpora", "tasks": "neurips26/tasks",
+              "methods": "neurips26/methods", "leaderboard": "neurips26/leaderboard", "space": "neurips26/space",
+              "cards": "neurips26/cards"}
+    missing = [str(source) for folder, target in mapped.items() for source in (ROOT / folder).rglob("*.py")
+               if f"{target}/{source.relative_to(ROOT / folder).as_posix()}" not in names]
+    assert not missing, f"modules left out of the wheel (add their package to pyproject.toml): {missing}"
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
-    code = "import neurips26.corpora.locus.build as b, neurips26.cards; print(b.SAMPLE_DIR)"
+    code = "import neurips26.cli, neurips26.corpora.locus.build as b, neurips26.cards; print(b.SAMPLE_DIR)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                          env={**os.environ, "PYTHONPATH": str(unpacked)}, check=True).stdout
     assert str(unpacked) in out
