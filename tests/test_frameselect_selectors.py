@@ -251,12 +251,17 @@ def test_mmr_lambda_one_is_topk_and_lower_lambda_trades_relevance_for_diversity(
 
 
 def test_aks_judge_and_split_matches_the_hand_computed_recursion() -> None:
-    s = [0.0, 0.1, 0.2, 0.1, 0.9, 1.0, 0.0, 0.3]
-    # root: top-4 mean 0.6 - mean 0.325 = 0.275; left half: 0.15 - 0.1 = 0.05; right half: 0.95 - 0.55 = 0.4
-    assert select("aks", scored(s), 4, threshold=0.5).indices.tolist() == [1, 2, 5, 7]  # split to budget-1 leaves
-    assert select("aks", scored(s), 4, threshold=0.3).indices.tolist() == [1, 2, 4, 5]  # the right half is kept
-    assert select("aks", scored(s), 4, threshold=0.2).indices.tolist() == [2, 4, 5, 7]  # the root is kept: top-4
-    assert aks.judge_and_split(np.array(s), 4, threshold=0.5, depth=0) == [5, 4, 7, 2]  # depth 0: top-4
+    s = [0.0, 0.1, 0.2, 0.1, 0.9, 1.0, 0.0, 0.3]  # already min-max normalised
+    # every segment is judged with the whole budget n=4: root top-4 mean 0.6 - mean 0.325 = 0.275
+    assert select("aks", scored(s), 4, threshold=0.2).indices.tolist() == [2, 4, 5, 7]  # root kept: top-4
+    # split once (depth 1): each half takes floor(4 / 2) = 2 of its own
+    assert select("aks", scored(s), 4, threshold=0.3, depth=1).indices.tolist() == [1, 2, 4, 5]
+    # split twice: four quarters take floor(4 / 4) = 1 each. The right half is split too, since it is judged
+    # with the whole budget (top-4 = all its frames: 0.55 - 0.55 = 0), not with its half of it (0.95 - 0.55 = 0.4)
+    assert select("aks", scored(s), 4, threshold=0.3, depth=2).indices.tolist() == [1, 2, 5, 7]
+    # depth 3: leaves take floor(4 / 8) = 0, as in the released code; the budget is then filled by score
+    assert aks.judge_and_split(np.array(s), 4, threshold=0.3, depth=3) == []
+    assert select("aks", scored(s), 4, threshold=0.3, depth=3).indices.tolist() == [2, 4, 5, 7]
 
 
 def test_bolt_takes_the_quantiles_of_the_score_cdf() -> None:
