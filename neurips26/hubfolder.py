@@ -117,6 +117,11 @@ class SplitWriter:
         return shards
 
 
+def column(name: str, dtype: pa.DataType, description: str) -> pa.Field:
+    """A schema field whose description travels to the card's field table and to Croissant."""
+    return pa.field(name, dtype, metadata={"description": description})
+
+
 @dataclass
 class ConfigSpec:
     """One config of a dataset: its schema, description and written shards per split."""

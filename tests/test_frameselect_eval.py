@@ -10,24 +10,14 @@ import pytest
 
 pytest.importorskip("av")
 
-from neurips26.corpora.clovr import build as clovr_build  # noqa: E402
-from neurips26.corpora.clovr import generate as clovr_generate  # noqa: E402
-from neurips26.corpora.tar import build as tar_build  # noqa: E402
-from neurips26.corpora.tar import generate as tar_generate  # noqa: E402
 from neurips26.methods.frameselect import benchmarks, evaluators, runner  # noqa: E402
 from neurips26.methods.frameselect.benchmarks import Question  # noqa: E402
 from neurips26.methods.frameselect.evaluators import Placed, selection_scores  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Small built TAR (2 clips of 8 s) and CLoVR (one set of 2 clips of 20 s) folders."""
-    root = tmp_path_factory.mktemp("frameselect-data")
-    tar_generate.generate(root / "tar-raw", seed=0, n_videos=2, test_videos=1, duration=8.0)
-    clovr_generate.generate(root / "clovr-raw", seed=0, n_sets=1, videos_per_set=2, duration=20.0)
-    tar_build.build(raw=root / "tar-raw", out=root / "data" / "tar")
-    clovr_build.build(raw=root / "clovr-raw", out=root / "data" / "clovr")
-    return root / "data"
+def data(small_video_releases: Path) -> Path:
+    return small_video_releases
 
 
 def question(evidence: list[tuple[int, float, float]], videos: int = 1) -> Question:

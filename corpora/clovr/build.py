@@ -37,9 +37,10 @@ from typing import Any
 
 import pyarrow as pa
 from neurips26.corpora.video import fields, ingest
-from neurips26.corpora.video.ingest import BuildError, BuildReport, FileReport, column
+from neurips26.corpora.video.ingest import BuildError, BuildReport, FileReport
 
 from neurips26 import __version__, hubfolder
+from neurips26.hubfolder import column
 
 from . import generate, taxonomy
 from .card import META, render_card

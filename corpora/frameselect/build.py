@@ -25,15 +25,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from neurips26 import __version__, hubfolder
+from neurips26.hubfolder import column
 
 BUILDER_VERSION = "1.0.0"
 BENCHMARKS = ("tar", "clovr")
 BUDGETS = (8, 16, 32, 64)
 Progress = Callable[[int, int], None] | None
 
-
-def column(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
 
 
 STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()

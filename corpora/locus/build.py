@@ -35,6 +35,7 @@ import addfips
 import pyarrow as pa
 
 from neurips26 import __version__, hubfolder
+from neurips26.hubfolder import column
 
 from . import evalsets, formats
 from .card import render_card
@@ -54,54 +55,51 @@ class BuildError(Exception):
     """The build cannot start (bad arguments or an unusable jurisdictions.csv)."""
 
 
-def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
-
 
 STR, INT, LIST = pa.string(), pa.int64(), pa.list_(pa.string())
 SECTIONS = pa.schema([
-    _field("section_id", STR, "Stable id: '<jurisdiction_id>:<number>', '~k' for the k-th repeat of a number"),
-    _field("jurisdiction_id", STR, "Jurisdiction the code belongs to"),
-    _field("state", STR, "USPS state code"),
-    _field("number", STR, "Section number as printed, e.g. '1-5.11'"),
-    _field("heading", STR, "Catchline of the section"),
-    _field("text", STR, "Section text, without history notes and cross-references"),
-    _field("path", LIST, "Title/chapter/article headings above the section, outermost first"),
-    _field("history", LIST, "History notes (ordinances that enacted or amended it)"),
-    _field("cross_references", LIST, "Cross-references and state-law references"),
-    _field("status", STR, "active, repealed or reserved"),
-    _field("order", INT, "Position of the section within its code, from 0"),
-    _field("source_file", STR, "File it was parsed from, relative to the raw folder"),
-    _field("format", STR, "Format of the source file"),
+    column("section_id", STR, "Stable id: '<jurisdiction_id>:<number>', '~k' for the k-th repeat of a number"),
+    column("jurisdiction_id", STR, "Jurisdiction the code belongs to"),
+    column("state", STR, "USPS state code"),
+    column("number", STR, "Section number as printed, e.g. '1-5.11'"),
+    column("heading", STR, "Catchline of the section"),
+    column("text", STR, "Section text, without history notes and cross-references"),
+    column("path", LIST, "Title/chapter/article headings above the section, outermost first"),
+    column("history", LIST, "History notes (ordinances that enacted or amended it)"),
+    column("cross_references", LIST, "Cross-references and state-law references"),
+    column("status", STR, "active, repealed or reserved"),
+    column("order", INT, "Position of the section within its code, from 0"),
+    column("source_file", STR, "File it was parsed from, relative to the raw folder"),
+    column("format", STR, "Format of the source file"),
 ])
 JURISDICTIONS = pa.schema([
-    _field("jurisdiction_id", STR, "Id of the jurisdiction (its raw folder name)"),
-    _field("name", STR, "Official name"),
-    _field("kind", STR, "city, town, village, county, consolidated or district"),
-    _field("state", STR, "USPS state code"),
-    _field("state_fips", STR, "Two-digit state FIPS code"),
-    _field("counties", LIST, "Counties the jurisdiction lies in"),
-    _field("county_fips", LIST, "Five-digit FIPS codes of those counties (unresolved names left out)"),
-    _field("n_files", INT, "Files in its raw folder"),
-    _field("n_sections", INT, "Sections built"),
-    _field("n_characters", INT, "Characters of section text"),
-    _field("formats", LIST, "Formats of the files its sections came from"),
-    _field("source", STR, "Where the code came from"),
+    column("jurisdiction_id", STR, "Id of the jurisdiction (its raw folder name)"),
+    column("name", STR, "Official name"),
+    column("kind", STR, "city, town, village, county, consolidated or district"),
+    column("state", STR, "USPS state code"),
+    column("state_fips", STR, "Two-digit state FIPS code"),
+    column("counties", LIST, "Counties the jurisdiction lies in"),
+    column("county_fips", LIST, "Five-digit FIPS codes of those counties (unresolved names left out)"),
+    column("n_files", INT, "Files in its raw folder"),
+    column("n_sections", INT, "Sections built"),
+    column("n_characters", INT, "Characters of section text"),
+    column("formats", LIST, "Formats of the files its sections came from"),
+    column("source", STR, "Where the code came from"),
 ])
 COUNTIES = pa.schema([
-    _field("county_fips", STR, "Five-digit county FIPS code"),
-    _field("county_name", STR, "County name"),
-    _field("state", STR, "USPS state code"),
-    _field("county_code_id", STR, "The county's own code (a county or consolidated jurisdiction), if any"),
-    _field("jurisdiction_ids", LIST, "Every code that applies in the county: its own and its places'"),
-    _field("n_jurisdictions", INT, "Number of applicable codes"),
-    _field("n_sections", INT, "Sections over all applicable codes"),
+    column("county_fips", STR, "Five-digit county FIPS code"),
+    column("county_name", STR, "County name"),
+    column("state", STR, "USPS state code"),
+    column("county_code_id", STR, "The county's own code (a county or consolidated jurisdiction), if any"),
+    column("jurisdiction_ids", LIST, "Every code that applies in the county: its own and its places'"),
+    column("n_jurisdictions", INT, "Number of applicable codes"),
+    column("n_sections", INT, "Sections over all applicable codes"),
 ])
 ERRORS = pa.schema([
-    _field("source_file", STR, "File (relative to the raw folder) the problem is in"),
-    _field("jurisdiction_id", STR, "Jurisdiction concerned, if known"),
-    _field("level", STR, "file (whole file rejected), row (jurisdictions.csv row) or record"),
-    _field("reason", STR, "What is wrong"),
+    column("source_file", STR, "File (relative to the raw folder) the problem is in"),
+    column("jurisdiction_id", STR, "Jurisdiction concerned, if known"),
+    column("level", STR, "file (whole file rejected), row (jurisdictions.csv row) or record"),
+    column("reason", STR, "What is wrong"),
 ])
 
 

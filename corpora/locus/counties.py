@@ -27,32 +27,31 @@ from pathlib import Path
 import addfips
 import pyarrow as pa
 
+from neurips26.hubfolder import column
+
 from .build import BuildError, natural_key
 
 OWN, BY_POPULATION, BY_SECTIONS = "own code", "largest place by population", "largest place by section count"
 POPULATION_KEYS = ("jurisdiction_id", "geoid", "place_geoid", "county_geoid")
 
 
-def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
-
 
 STR, INT, DOUBLE = pa.string(), pa.int64(), pa.float64()
 REPRESENTATIVES = pa.schema([
-    _field("county_fips", STR, "Five-digit county FIPS code"),
-    _field("county_name", STR, "County name"),
-    _field("state", STR, "USPS state code"),
-    _field("jurisdiction_id", STR, "The county's representative code"),
-    _field("rule", STR, f"How it was chosen: {OWN}, {BY_POPULATION} or {BY_SECTIONS}"),
-    _field("population", INT, "Population of the representative jurisdiction, when the table gives it"),
-    _field("n_candidates", INT, "Codes with sections in the county"),
+    column("county_fips", STR, "Five-digit county FIPS code"),
+    column("county_name", STR, "County name"),
+    column("state", STR, "USPS state code"),
+    column("jurisdiction_id", STR, "The county's representative code"),
+    column("rule", STR, f"How it was chosen: {OWN}, {BY_POPULATION} or {BY_SECTIONS}"),
+    column("population", INT, "Population of the representative jurisdiction, when the table gives it"),
+    column("n_candidates", INT, "Codes with sections in the county"),
 ])
 COVERAGE = pa.schema([
-    _field("state", STR, "USPS state code"),
-    _field("state_fips", STR, "Two-digit state FIPS code"),
-    _field("counties_covered", INT, "Counties with a representative code"),
-    _field("counties_total", INT, "Counties (and equivalents) in the state, Census 2020"),
-    _field("share", DOUBLE, "counties_covered / counties_total"),
+    column("state", STR, "USPS state code"),
+    column("state_fips", STR, "Two-digit state FIPS code"),
+    column("counties_covered", INT, "Counties with a representative code"),
+    column("counties_total", INT, "Counties (and equivalents) in the state, Census 2020"),
+    column("share", DOUBLE, "counties_covered / counties_total"),
 ])
 
 

@@ -46,6 +46,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from neurips26.hubfolder import column
+
 from .build import CodeResult, FileReport, Jurisdiction, natural_key
 
 FORMAT = "locus-v1"
@@ -55,36 +57,33 @@ LICENSE = {"license": "cc-by-nc-4.0", "license_url": "https://creativecommons.or
 NOT_DATA = ("README.md",)  # the dataset card of a downloaded snapshot
 
 
-def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
-
 
 STR, INT, DOUBLE, BOOL, LIST = pa.string(), pa.int64(), pa.float64(), pa.bool_(), pa.list_(pa.string())
 FUNCTIONS = ("Context", "Rules", "Process", "Enforcement")
 TOPICS = ("Buildings", "Business", "Nuisance", "Zoning", "Other")
 V1_SCHEMA = pa.schema([
-    _field("document_id", STR, "Code (document) the section belongs to"),
-    _field("section_index", INT, "Position of the section within its document, from 0"),
-    _field("state", STR, "USPS state code"),
-    _field("jurisdiction_name", STR, "Name of the jurisdiction"),
-    _field("jurisdiction_type", STR, "Kind of jurisdiction, e.g. city or county"),
-    _field("jurisdiction_geoid", STR, "Census GEOID of the jurisdiction (5 digits county, 7 digits place)"),
-    _field("represented_county_fips", LIST, "Five-digit FIPS of the counties this code represents"),
-    _field("represented_county_name", LIST, "Names of those counties"),
-    _field("header", STR, "Section header (number and catchline)"),
-    _field("content", STR, "Section text"),
-    _field("is_substantive", BOOL, "Whether the section regulates conduct (has a topic)"),
-    _field("function", STR, f"Majority function label of three annotators: {', '.join(FUNCTIONS)}"),
-    _field("function_votes", INT, "Annotators agreeing with the function label (of 3)"),
-    _field("topic", STR, f"Majority topic label of substantive sections: {', '.join(TOPICS)}"),
-    _field("topic_votes", INT, "Annotators agreeing with the topic label (of 3)"),
-    *[_field(f"annotator{k}_function", STR, f"Annotator {k}'s function label") for k in (1, 2, 3)],
-    *[_field(f"annotator{k}_topic", STR, f"Annotator {k}'s topic label") for k in (1, 2, 3)],
-    *[_field(f"annotator{k}_confidence", DOUBLE, f"Annotator {k}'s confidence") for k in (1, 2, 3)],
-    _field("opacity", DOUBLE, "How hard the section is to understand (z-scored)"),
-    _field("paternalism", DOUBLE, "How much it restricts conduct for people's own good (z-scored)"),
-    _field("enforcement_discretion", DOUBLE, "Latitude it leaves to enforcing officials (z-scored)"),
-    _field("problem_salience", DOUBLE, "How prominently it names the problem it addresses (z-scored)"),
+    column("document_id", STR, "Code (document) the section belongs to"),
+    column("section_index", INT, "Position of the section within its document, from 0"),
+    column("state", STR, "USPS state code"),
+    column("jurisdiction_name", STR, "Name of the jurisdiction"),
+    column("jurisdiction_type", STR, "Kind of jurisdiction, e.g. city or county"),
+    column("jurisdiction_geoid", STR, "Census GEOID of the jurisdiction (5 digits county, 7 digits place)"),
+    column("represented_county_fips", LIST, "Five-digit FIPS of the counties this code represents"),
+    column("represented_county_name", LIST, "Names of those counties"),
+    column("header", STR, "Section header (number and catchline)"),
+    column("content", STR, "Section text"),
+    column("is_substantive", BOOL, "Whether the section regulates conduct (has a topic)"),
+    column("function", STR, f"Majority function label of three annotators: {', '.join(FUNCTIONS)}"),
+    column("function_votes", INT, "Annotators agreeing with the function label (of 3)"),
+    column("topic", STR, f"Majority topic label of substantive sections: {', '.join(TOPICS)}"),
+    column("topic_votes", INT, "Annotators agreeing with the topic label (of 3)"),
+    *[column(f"annotator{k}_function", STR, f"Annotator {k}'s function label") for k in (1, 2, 3)],
+    *[column(f"annotator{k}_topic", STR, f"Annotator {k}'s topic label") for k in (1, 2, 3)],
+    *[column(f"annotator{k}_confidence", DOUBLE, f"Annotator {k}'s confidence") for k in (1, 2, 3)],
+    column("opacity", DOUBLE, "How hard the section is to understand (z-scored)"),
+    column("paternalism", DOUBLE, "How much it restricts conduct for people's own good (z-scored)"),
+    column("enforcement_discretion", DOUBLE, "Latitude it leaves to enforcing officials (z-scored)"),
+    column("problem_salience", DOUBLE, "How prominently it names the problem it addresses (z-scored)"),
 ])
 V1_COLUMNS = tuple(V1_SCHEMA.names)
 # Published dataset card column -> paper column.
@@ -93,7 +92,7 @@ ALIASES = {"city": "jurisdiction_name", "county": "represented_county_name",
 IDENTITY = ("document_id", "section_index", "jurisdiction_type", "jurisdiction_geoid",
             "represented_county_fips", "represented_county_name")
 LABELS = tuple(V1_COLUMNS[V1_COLUMNS.index("is_substantive"):])
-V1_SOURCE = pa.schema([_field("section_id", STR, "Section the LOCUS-v1 row was ingested as"),
+V1_SOURCE = pa.schema([column("section_id", STR, "Section the LOCUS-v1 row was ingested as"),
                        *[V1_SCHEMA.field(c) for c in IDENTITY + LABELS]])
 # jurisdiction_type (lower case) -> our kind; the first word found decides.
 TYPE_WORDS = (("consolidated", "consolidated"), ("county", "county"), ("parish", "county"),
@@ -277,10 +276,10 @@ def read_file(path: Path, name: str) -> tuple[pa.Table, list[str]]:
     except (pa.ArrowException, OSError) as exc:
         raise V1Error(f"{name}: not a Parquet file ({str(exc).splitlines()[0]})") from None
     rename = {}
-    for column in schema.names:
-        target = ALIASES.get(column, column)
-        if target in V1_COLUMNS and target not in rename.values() and (column == target or target not in schema.names):
-            rename[column] = target
+    for source in schema.names:
+        target = ALIASES.get(source, source)
+        if target in V1_COLUMNS and target not in rename.values() and (source == target or target not in schema.names):
+            rename[source] = target
     unknown = [c for c in schema.names if c not in rename]
     present = set(rename.values())
     missing = [c for c in ("header", "content") if c not in present]
@@ -288,10 +287,10 @@ def read_file(path: Path, name: str) -> tuple[pa.Table, list[str]]:
         missing.append("jurisdiction_geoid (or jurisdiction_name/city and state)")
     if missing:
         raise V1Error(f"{name}: missing required column(s) {', '.join(missing)}")
-    for column, target in rename.items():
-        dtype = schema.field(column).type
+    for source, target in rename.items():
+        dtype = schema.field(source).type
         if not _is(dtype, V1_SCHEMA.field(target).type):
-            raise V1Error(f"{name}: column {column!r} has type {dtype}, expected {V1_SCHEMA.field(target).type}")
+            raise V1Error(f"{name}: column {source!r} has type {dtype}, expected {V1_SCHEMA.field(target).type}")
     try:
         table = pq.read_table(path, columns=list(rename)).rename_columns([rename[c] for c in rename])
     except (pa.ArrowException, OSError) as exc:  # a damaged file: its footer reads, its data does not

@@ -37,6 +37,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from neurips26 import __version__, hubfolder
+from neurips26.hubfolder import column
 
 from . import splits
 from .card import META, render_card
@@ -52,40 +53,37 @@ class BuildError(ValueError):
     """The build cannot start (no raw folder, or no RoleBench files in it)."""
 
 
-def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
-
 
 STR, INT, LIST = pa.string(), pa.int64(), pa.list_(pa.string())
 RECORD_FIELDS = [
-    _field("record_id", STR, "sha256 of 'role\\nquestion', first 16 hex digits"),
-    _field("role", STR, "Role (character) the question is addressed to"),
-    _field("question", STR, "Role-specific question"),
-    _field("references", LIST, "Reference answers in the role's voice"),
-    _field("types", LIST, "RoleBench instruction types (script_based, script_agnostic)"),
+    column("record_id", STR, "sha256 of 'role\\nquestion', first 16 hex digits"),
+    column("role", STR, "Role (character) the question is addressed to"),
+    column("question", STR, "Role-specific question"),
+    column("references", LIST, "Reference answers in the role's voice"),
+    column("types", LIST, "RoleBench instruction types (script_based, script_agnostic)"),
 ]
-RECORDS = pa.schema([*RECORD_FIELDS, _field("source_files", LIST, "Raw files the record came from")])
+RECORDS = pa.schema([*RECORD_FIELDS, column("source_files", LIST, "Raw files the record came from")])
 FORGET = pa.schema(RECORD_FIELDS)
 ROLES = pa.schema([
-    _field("role", STR, "Role name"),
-    _field("description", STR, "Role description from profiles-eng/desc.json, if given"),
-    _field("rank", INT, "Position in sha256 order (the order in which roles become forget targets)"),
-    _field("records", INT, "Records of the role"),
-    _field("train", INT, "Train records"),
-    _field("test", INT, "Test (held-out) records"),
-    _field("references", INT, "Reference answers over all its records"),
-    _field("forget_splits", LIST, "Forget sets the role is a target of"),
+    column("role", STR, "Role name"),
+    column("description", STR, "Role description from profiles-eng/desc.json, if given"),
+    column("rank", INT, "Position in sha256 order (the order in which roles become forget targets)"),
+    column("records", INT, "Records of the role"),
+    column("train", INT, "Train records"),
+    column("test", INT, "Test (held-out) records"),
+    column("references", INT, "Reference answers over all its records"),
+    column("forget_splits", LIST, "Forget sets the role is a target of"),
 ])
 GENERAL = pa.schema([
-    _field("instruction_id", STR, "Stable id (g01, g02, ...)"),
-    _field("instruction", STR, "General instruction, no role"),
-    _field("references", LIST, "Reference answers"),
+    column("instruction_id", STR, "Stable id (g01, g02, ...)"),
+    column("instruction", STR, "General instruction, no role"),
+    column("references", LIST, "Reference answers"),
 ])
 ERRORS = pa.schema([
-    _field("source_file", STR, "File (relative to the raw folder)"),
-    _field("line", INT, "Line number (0 for a whole file)"),
-    _field("role", STR, "Role of the record, if known"),
-    _field("reason", STR, "What is wrong"),
+    column("source_file", STR, "File (relative to the raw folder)"),
+    column("line", INT, "Line number (0 for a whole file)"),
+    column("role", STR, "Role of the record, if known"),
+    column("reason", STR, "What is wrong"),
 ])
 
 

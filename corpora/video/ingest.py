@@ -29,15 +29,13 @@ from typing import Any
 import pyarrow as pa
 
 from neurips26 import hubfolder
+from neurips26.hubfolder import column
 
 from . import frames
 
 VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")
 SUMS_NAME = "SHA256SUMS"
 
-
-def column(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
 
 
 STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from neurips26 import hubfolder
+from neurips26.hubfolder import column
 
 from . import fines, lexical, opacity
 from .modernbert import CONTINUOUS
@@ -37,24 +38,21 @@ BACKENDS = ("default", "modernbert")
 CHUNK = 256  # sections embedded per step (progress granularity)
 
 
-def _field(name: str, dtype: pa.DataType, description: str) -> pa.Field:
-    return pa.field(name, dtype, metadata={"description": description})
-
 
 SCORES = pa.schema([
-    _field("section_id", pa.string(), "Section scored (key into sections)"),
-    _field("function", pa.string(), "Context, Rules, Process or Enforcement"),
-    _field("is_substantive", pa.bool_(), "Whether the section states an operative rule, procedure or sanction"),
-    _field("topic", pa.string(), "Buildings, Business, Nuisance, Zoning or Other; null when not substantive"),
-    _field("opacity", pa.float64(), "How hard the section is to understand (z-score over the corpus)"),
-    _field("paternalism", pa.float64(), "Restriction of self-regarding conduct (z-score over the corpus)"),
-    _field("enforcement_discretion", pa.float64(), "Latitude left to enforcing officials (z-score over the corpus)"),
-    _field("problem_salience", pa.float64(), "How prominently it names the problem it addresses (z-score)"),
-    _field("max_fine_usd", pa.float64(), "Largest fine the section states, in dollars; null when none"),
-    _field("fine_per_day", pa.bool_(), "Each day of a continuing violation is a separate offense"),
-    _field("jail_mentioned", pa.bool_(), "Jail or imprisonment is mentioned"),
-    _field("max_jail_days", pa.int64(), "Longest jail term stated, in days; null when none"),
-    _field("backend", pa.string(), "Scorer that produced the labels: default, modernbert or modernbert+default"),
+    column("section_id", pa.string(), "Section scored (key into sections)"),
+    column("function", pa.string(), "Context, Rules, Process or Enforcement"),
+    column("is_substantive", pa.bool_(), "Whether the section states an operative rule, procedure or sanction"),
+    column("topic", pa.string(), "Buildings, Business, Nuisance, Zoning or Other; null when not substantive"),
+    column("opacity", pa.float64(), "How hard the section is to understand (z-score over the corpus)"),
+    column("paternalism", pa.float64(), "Restriction of self-regarding conduct (z-score over the corpus)"),
+    column("enforcement_discretion", pa.float64(), "Latitude left to enforcing officials (z-score over the corpus)"),
+    column("problem_salience", pa.float64(), "How prominently it names the problem it addresses (z-score)"),
+    column("max_fine_usd", pa.float64(), "Largest fine the section states, in dollars; null when none"),
+    column("fine_per_day", pa.bool_(), "Each day of a continuing violation is a separate offense"),
+    column("jail_mentioned", pa.bool_(), "Jail or imprisonment is mentioned"),
+    column("max_jail_days", pa.int64(), "Longest jail term stated, in days; null when none"),
+    column("backend", pa.string(), "Scorer that produced the labels: default, modernbert or modernbert+default"),
 ])
 V1_CLEARED = ("function_votes", "topic_votes", *[f"annotator{k}_{f}" for f in ("function", "topic", "confidence")
                                                  for k in (1, 2, 3)])
@@ -169,7 +167,7 @@ def score_folder(folder: Path, backend: str = "default", models: dict[str, str] 
         scores, v1.folder_meta(folder))
     labels = scores.select(["section_id", "function", "is_substantive", "topic", *CONTINUOUS])
     cleared = {c: pa.nulls(scores.num_rows, v1.V1_SCHEMA.field(c).type) for c in V1_CLEARED}
-    for name, column in cleared.items():
-        labels = labels.append_column(name, column)
+    for name, nulls in cleared.items():
+        labels = labels.append_column(name, nulls)
     v1.write_locus_v1(folder, labels)
     return scores
