@@ -203,13 +203,26 @@ def eval_(
     apply_chat_template: Annotated[bool, typer.Option(help="Use the model's chat template.")] = False,
     submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
     revision: Annotated[str | None, typer.Option(help="With --submit: commit sha of the evaluated weights.")] = None,
+    metadata: Annotated[str | None, typer.Option(help=(
+        "Task arguments as JSON, as lm_eval's --metadata, e.g. '{\"num_frames\": 16}' for the video tasks or "
+        "'{\"selections\": \"frameselect\", \"selector\": \"dpp\"}' to show stored frame selections."))] = None,
 ) -> None:
     """Evaluate a model on our lm-eval tasks (lm_eval.simple_evaluate with our tasks folder)."""
+    import json
+
     from neurips26 import evaluation, models
+
+    try:
+        task_args = json.loads(metadata) if metadata else None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--metadata: not JSON ({exc.msg} at column {exc.colno}): {metadata}") from None
+    if task_args is not None and not isinstance(task_args, dict):
+        raise ValueError(f"--metadata: expected a JSON object, got {metadata}")
 
     run = evaluation.run([t.strip() for t in tasks.split(",") if t.strip()], model, model_args, limit=limit,
                          num_fewshot=num_fewshot, batch_size=int(batch_size) if batch_size.isdigit() else batch_size,
-                         output=output, device=device, data=data, apply_chat_template=apply_chat_template)
+                         output=output, device=device, data=data, apply_chat_template=apply_chat_template,
+                         metadata=task_args)
     table = Table(title="scores")
     for column in ("task", "metric", "value", "stderr", "n"):
         table.add_column(column)

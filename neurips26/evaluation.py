@@ -44,10 +44,11 @@ def parse_model_args(text: str | None) -> dict[str, Any]:
     return args
 
 
-def task_manager():
+def task_manager(metadata: dict[str, Any] | None = None):
+    """lm-eval's TaskManager over our tasks folder only; ``metadata`` goes to every task, like lm_eval's --metadata."""
     from lm_eval.tasks import TaskManager
 
-    return TaskManager(include_path=str(TASKS_DIR), include_defaults=False)
+    return TaskManager(include_path=str(TASKS_DIR), include_defaults=False, metadata=metadata)
 
 
 def list_tasks() -> dict[str, list[str]]:
@@ -59,8 +60,13 @@ def list_tasks() -> dict[str, list[str]]:
 def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, limit: float | None = None,
         num_fewshot: int | None = None, batch_size: int | str = 1, output: Path = Path("results"),
         device: str | None = None, data: Path | None = None, log_samples: bool = True,
-        apply_chat_template: bool = False, gen_kwargs: str | None = None, seed: int = 0) -> EvalRun:
-    """Evaluate ``model`` on ``tasks`` and write lm-eval's results (and samples) files."""
+        apply_chat_template: bool = False, gen_kwargs: str | None = None, seed: int = 0,
+        metadata: dict[str, Any] | None = None) -> EvalRun:
+    """Evaluate ``model`` on ``tasks`` and write lm-eval's results (and samples) files.
+
+    ``metadata`` are task arguments, as lm_eval's ``--metadata`` (e.g. ``{"num_frames": 16}`` for the video
+    tasks, or ``{"selections": "frameselect", "selector": "dpp"}`` to show a frame selector's stored frames).
+    """
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
 
@@ -85,7 +91,7 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     results = lm_eval.simple_evaluate(
         model=model, model_args=args, tasks=tasks, num_fewshot=num_fewshot, batch_size=batch_size,
         device=device, limit=limit, log_samples=log_samples, evaluation_tracker=tracker,
-        task_manager=task_manager(), apply_chat_template=apply_chat_template, gen_kwargs=gen_kwargs,
+        task_manager=task_manager(metadata), apply_chat_template=apply_chat_template, gen_kwargs=gen_kwargs,
         random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed, fewshot_random_seed=seed,
         bootstrap_iters=1000,
     )

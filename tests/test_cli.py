@@ -89,3 +89,9 @@ def test_wheel_ships_every_subpackage_and_data(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                          env={**os.environ, "PYTHONPATH": str(unpacked)}, check=True).stdout
     assert str(unpacked) in out
+
+
+def test_eval_metadata_must_be_a_json_object() -> None:
+    for bad, message in [("{num_frames: 4}", "--metadata: not JSON"), ("[4]", "expected a JSON object")]:
+        result = run("eval", "--tasks", "locus_domain", "--metadata", bad)
+        assert result.returncode == 2 and message in result.stderr + result.stdout, result.stderr

@@ -23,6 +23,13 @@ def data(small_video_releases: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
+def vlm() -> Path:
+    from neurips26.corpora.video.tiny_vlm import tiny_vlm
+
+    return tiny_vlm()
+
+
+@pytest.fixture(scope="module")
 def built(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("frameselect-out") / "frameselect"
     report = frameselect.build(raw=data, out=out, selectors=SELECTORS, budgets=BUDGETS, limit=3,
@@ -138,3 +145,38 @@ def test_replay_refuses_what_is_not_a_frameselect_build(tmp_path: Path, data: Pa
     assert result.exit_code == 2 and f"{tmp_path}: not a built FrameSelect folder" in result.output.replace("\n", "")
     with pytest.raises(ValueError, match="not a FrameSelect build"):
         frameselect.replay(data / "tar", "tiny-idefics3")
+
+
+def test_lm_eval_tasks_show_the_stored_frames(data: Path, vlm: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answer level through lm-eval itself: the video tasks take a selector's stored frames from the metadata."""
+    from neurips26 import evaluation
+
+    out = tmp_path / "frameselect"
+    frameselect.build(raw=data, out=out, selectors=["kcenter"], budgets=[3], cache=tmp_path / "cache")
+    stored = {(r["benchmark"], r["question_id"]): r for r in frameselect.read_config(out, "selections").to_pylist()}
+    monkeypatch.setenv("NEURIPS26_DATA", str(data))  # restored after the test (run() sets it too)
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    run = evaluation.run(["tar_mcq", "clovr_tracking_retrieval"], "hf-multimodal", f"pretrained={vlm}", limit=1,
+                         output=tmp_path / "results", device="cpu", data=data, gen_kwargs="max_gen_toks=2",
+                         metadata={"selections": str(out), "selector": "kcenter", "num_frames": 3})
+    results = {**run.results, "samples": {f.name.split("_2")[0].removeprefix("samples_"):
+                                          [json.loads(line) for line in f.read_text().splitlines()]
+                                          for f in run.samples_files}}
+    for task, benchmark, key in [("tar_mcq", "tar", "id"), ("clovr_tracking_retrieval", "clovr", "qid")]:
+        assert results["configs"][task]["metadata"]["selector"] == "kcenter"  # the selection, recorded
+        doc = results["samples"][task][0]["doc"]
+        row = stored[(benchmark, doc[key])]
+        times = [t for per_video in (doc["frame_times"] if benchmark == "clovr" else [doc["frame_times"]])
+                 for t in per_video]
+        assert sorted(times) == sorted(round(t, 3) for t in row["timestamps"]) and len(times) == row["n_frames"]
+        prompt = results["samples"][task][0]["arguments"]["gen_args_0"]["arg_0"]
+        assert prompt.count("<image>") == row["n_frames"]
+    from neurips26.corpora.video import lmeval
+
+    with pytest.raises(ValueError, match="no frames stored for tar question 'nope'"):
+        lmeval.selected_times(str(out), "kcenter", "tar", "nope", 3, ["v"])
+    with pytest.raises(ValueError, match="no tar selections by selector 'dpp'"):
+        lmeval.selected_times(str(out), "dpp", "tar", "x", 3, ["v"])
+    with pytest.raises(ValueError, match="needs 'selector'"):
+        lmeval.selected_times(str(out), None, "tar", "x", 3, ["v"])

@@ -17,10 +17,16 @@ A real VLM on a GPU (``pip install -e ".[gpu,video]"``; ``max_images`` must be a
         --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_images=16,dtype=auto,gpu_memory_utilization=0.8
 
 or ``--model hf-multimodal --model_args pretrained=...,dtype=bfloat16,max_images=16`` with transformers.
+
+Frames chosen by a frame selector instead of a policy: build the FrameSelect tables
+(``neurips26 build frameselect``) and name them, the selector and its budget in the metadata,
+``--metadata '{"selections": "frameselect", "selector": "dpp", "num_frames": 16}'``: each
+question then shows exactly the frames stored for it (see :func:`stored_frames`).
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +62,42 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
 def frame_times(path: str, num_frames: int, policy: str = "uniform") -> list[float]:
     """The frame times (seconds, rounded to 1 ms) ``policy`` picks for ``num_frames`` frames of ``path``."""
     return [round(t, 3) for t in frames.sample_times(path, int(num_frames), policy)]
+
+
+@functools.cache
+def stored_frames(selections: str, benchmark: str, selector: str, budget: int) -> dict[str, dict[str, list[float]]]:
+    """question_id -> {video_id: frame times} stored by ``selector`` at ``budget`` in a built FrameSelect folder.
+
+    ``selections`` is the folder ``neurips26 build frameselect`` wrote (its ``selections`` config).
+    """
+    import pyarrow.parquet as pq
+
+    files = sorted((Path(selections) / "data" / "selections").glob("*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"{selections}: no selections config (data/selections/*.parquet); "
+                                "build it with: neurips26 build frameselect")
+    wanted = [("benchmark", "=", benchmark), ("selector", "=", selector), ("budget", "=", int(budget))]
+    table = pq.ParquetDataset(files, filters=wanted).read(columns=["question_id", "video_ids", "timestamps"])
+    if not table.num_rows:
+        raise ValueError(f"{selections}: no {benchmark} selections by selector {selector!r} at budget {budget}")
+    out: dict[str, dict[str, list[float]]] = {}
+    for row in table.to_pylist():
+        per_video = out.setdefault(row["question_id"], {})
+        for video, t in zip(row["video_ids"], row["timestamps"], strict=True):
+            per_video.setdefault(video, []).append(round(t, 3))
+    return {q: {v: sorted(ts) for v, ts in videos.items()} for q, videos in out.items()}
+
+
+def selected_times(selections: str, selector: str | None, benchmark: str, question_id: str, budget: int,
+                   video_ids: list[str]) -> list[list[float]]:
+    """The stored frame times of one question, one list per video (see :func:`stored_frames`)."""
+    if not selector:
+        raise ValueError("metadata 'selections' needs 'selector' too: the selector whose frames to show")
+    stored = stored_frames(str(selections), benchmark, selector, int(budget))
+    if question_id not in stored:
+        raise ValueError(f"{selections}: no frames stored for {benchmark} question {question_id!r} by {selector!r} "
+                         f"at budget {budget} (query-aware selectors refuse questions their encoder cannot embed)")
+    return [stored[question_id].get(v, []) for v in video_ids]
 
 
 def split_budget(num_frames: int, n_videos: int) -> list[int]:

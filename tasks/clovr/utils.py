@@ -13,8 +13,10 @@ PROMPT = ("Select the best answer to the following multiple-choice question base
           "Respond with only the letter ({letters}) of the correct option.")
 
 
-def load_clovr(level: str, num_frames: int = 8, frame_policy: str = "uniform", **kwargs) -> datasets.DatasetDict:
-    """The test questions of one level; ``num_frames`` per question, spread over its videos."""
+def load_clovr(level: str, num_frames: int = 8, frame_policy: str = "uniform", selections: str | None = None,
+               selector: str | None = None, **kwargs) -> datasets.DatasetDict:
+    """The test questions of one level; ``num_frames`` per question, spread over its videos by ``frame_policy``,
+    or the frames ``selector`` stored for the question in ``selections`` (a built FrameSelect folder)."""
     folder = Path(dataset_folder("clovr"))
     test = datasets.load_dataset(str(folder), "questions", split="test")
     paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
@@ -23,10 +25,12 @@ def load_clovr(level: str, num_frames: int = 8, frame_policy: str = "uniform", *
         if row["level"] != level:
             continue
         videos = [paths[v] for v in row["video_ids"]]
-        budget = lmeval.split_budget(num_frames, len(videos))
-        rows.append({**row, "video_paths": videos,
-                     "frame_times": [lmeval.frame_times(p, n, frame_policy) for p, n in zip(videos, budget,
-                                                                                              strict=True)]})
+        if selections:
+            times = lmeval.selected_times(selections, selector, "clovr", row["qid"], num_frames, row["video_ids"])
+        else:
+            budget = lmeval.split_budget(num_frames, len(videos))
+            times = [lmeval.frame_times(p, n, frame_policy) for p, n in zip(videos, budget, strict=True)]
+        rows.append({**row, "video_paths": videos, "frame_times": times})
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 

@@ -14,8 +14,13 @@ CHOICE_PROMPT = ("Select the best answer to the following multiple-choice questi
                  "Respond with only the letter ({letters}) of the correct option.")
 
 
-def load_tar(task_type: str, num_frames: int = 8, frame_policy: str = "uniform", **kwargs) -> datasets.DatasetDict:
-    """The test split of one task type, each document with its video path and frame times."""
+def load_tar(task_type: str, num_frames: int = 8, frame_policy: str = "uniform", selections: str | None = None,
+             selector: str | None = None, **kwargs) -> datasets.DatasetDict:
+    """The test split of one task type, each document with its video path and frame times.
+
+    Frame times come from ``frame_policy``, or, with ``selections`` (a built FrameSelect folder) and
+    ``selector``, from the frames that selector stored for the question at budget ``num_frames``.
+    """
     folder = Path(dataset_folder("tar"))
     test = datasets.load_dataset(str(folder), "annotations", split="test")
     paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
@@ -24,7 +29,9 @@ def load_tar(task_type: str, num_frames: int = 8, frame_policy: str = "uniform",
         if row["task_type"] != task_type:
             continue
         path = paths[row["video_id"]]
-        rows.append({**row, "video_path": path, "frame_times": lmeval.frame_times(path, num_frames, frame_policy)})
+        times = (lmeval.selected_times(selections, selector, "tar", row["id"], num_frames, [row["video_id"]])[0]
+                 if selections else lmeval.frame_times(path, num_frames, frame_policy))
+        rows.append({**row, "video_path": path, "frame_times": times})
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
