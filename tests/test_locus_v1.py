@@ -203,8 +203,28 @@ def test_lm_eval_tasks_build_from_ingested_rows(built: Path, monkeypatch: pytest
     task = TaskManager(include_path=str(TASKS_DIR)).load(["locus_catchline"])["tasks"]["locus_catchline"]
     docs = list(task.test_docs())
     assert [d["heading"] for d in docs] == [r["heading"] for r in catchline["test"]]
-    # the domain set needs the code's chapter headings, which LOCUS-v1 rows do not carry
+    # the domain set needs the code's chapter headings, which LOCUS-v1 rows do not carry: a clear error
     assert not any(read(built / "locus", "domain", s) for s in ("train", "validation", "test"))
+    with pytest.raises(ValueError, match="no domain set .* evaluate locus_catchline,locus_function"):
+        TaskManager(include_path=str(TASKS_DIR)).load(["locus_domain"])
+
+
+def test_label_tasks_use_the_released_labels(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a LOCUS-v1 ingest, locus_function/topic/substantive ask for LOCUS-v1's own majority labels."""
+    from neurips26 import evaluation
+
+    released = {r["section_id"]: r for r in read(built / "locus", "v1_source")}
+    monkeypatch.setenv("NEURIPS26_DATA", str(built))  # restored after the test (run() sets it too)
+    run = evaluation.run(["locus_function", "locus_topic", "locus_substantive"], limit=2, output=tmp_path,
+                         data=built)
+    for task, field in [("locus_function", "function"), ("locus_topic", "topic"),
+                        ("locus_substantive", "is_substantive")]:
+        samples = [json.loads(line) for f in run.samples_files if f.name.startswith(f"samples_{task}_")
+                   for line in f.read_text().splitlines()]
+        assert samples and "acc,none" in run.results["results"][task]
+        for sample in samples:
+            label = released[sample["doc"]["section_id"]][field]
+            assert sample["doc"]["answer"] == (("yes" if label else "no") if field == "is_substantive" else label)
 
 
 def test_scores_join_into_locus_v1(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,9 @@ Two sources, the same prompt and choices:
 - the weakly labelled corpus (tasks ``locus_function``... in group ``locus_analysis``): active sections of the
   built ``locus`` folder with a weak label (``labels.py``), split by jurisdiction exactly as the ``domain``
   set (``corpora/locus/evalsets.py``), kept in sha256(section_id) order up to ``CAPS``. The prompt shows the
-  text only, since the weak labels come from the headings;
+  text only, since the weak labels come from the headings. In a folder ingested from LOCUS-v1
+  (``--from-locus-v1``), the released labels (majority of three LLM annotators, config ``v1_source``) take
+  the place of the weak ones wherever they are given;
 - the gold ``dev`` part (tasks ``locus_function_gold``... in group ``locus_analysis_gold``): the test split is
   the 90 gold sections (75 substantive ones for topic) with their majority labels; few-shot examples come
   from the weak corpus's train split. These tasks need the gold folder (``gold.default_gold_dir``) and say
@@ -43,6 +45,7 @@ def corpus_sets(folder: Path) -> dict[str, dict[str, list[dict]]]:
     columns = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
     rows = pq.read_table(shards, columns=columns).to_pylist()
     splits = jurisdiction_splits([r["jurisdiction_id"] for r in rows])
+    released = _released_labels(Path(folder))
     out: dict[str, dict[str, list[dict]]] = {task: {split: [] for split in SPLITS} for task in TASKS}
     for row in sorted(rows, key=lambda r: (_hash(r["section_id"]), r["section_id"])):
         split = splits.get(row["jurisdiction_id"])
@@ -50,10 +53,22 @@ def corpus_sets(folder: Path) -> dict[str, dict[str, list[dict]]]:
             continue
         labels = {"function": weak_function(row["heading"]), "topic": weak_topic(row["path"]),
                   "substantive": weak_substantive(row["heading"], row["status"])}
+        labels.update({task: label for task, label in released.get(row["section_id"], {}).items() if label is not None})
         for task, label in labels.items():
             if label is not None and len(out[task][split]) < CAPS[split]:
                 out[task][split].append(_example(task, row, label))
     return out
+
+
+def _released_labels(folder: Path) -> dict[str, dict[str, str | bool | None]]:
+    """section_id -> LOCUS-v1's released function/topic/substantive labels, for a folder ingested from LOCUS-v1."""
+    shards = sorted((folder / "data" / "v1_source").glob("train-*.parquet"))
+    if not shards:
+        return {}
+    table = pq.read_table(shards, columns=["section_id", "function", "topic", "is_substantive"]).to_pylist()
+    return {r["section_id"]: {"function": r["function"] if r["function"] in FUNCTIONS else None,
+                              "topic": r["topic"] if r["topic"] in TOPICS else None,
+                              "substantive": r["is_substantive"]} for r in table}
 
 
 @functools.cache

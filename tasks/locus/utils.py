@@ -18,6 +18,13 @@ def _load(config: str) -> datasets.DatasetDict:
 
 
 def load_domain(**kwargs) -> datasets.DatasetDict:
+    """The ``domain`` config; a folder without one (a LOCUS-v1 ingest: no chapter headings to label) is an error."""
+    import pyarrow.parquet as pq
+
+    folder = dataset_folder("locus")
+    if not sum(pq.read_metadata(f).num_rows for f in (folder / "data" / "domain").glob("*.parquet")):
+        raise ValueError(f"{folder}: no domain set (its sections carry no chapter headings, as in a LOCUS-v1 "
+                         "ingest); evaluate locus_catchline,locus_function,locus_topic,locus_substantive instead")
     return _load("domain")
 
 
@@ -44,7 +51,9 @@ def _analysis(task: str, gold: bool = False) -> datasets.DatasetDict:
     folder = dataset_folder("locus").resolve()
     sets = (tasksets.gold_sets(folder, gold_set.default_gold_dir().resolve()) if gold
             else tasksets.corpus_sets(folder))[task]
-    return datasets.DatasetDict({split: datasets.Dataset.from_list(rows) for split, rows in sets.items() if rows})
+    columns = ["section_id", "jurisdiction_id", "number", "text", "answer", "label"]
+    return datasets.DatasetDict({split: datasets.Dataset.from_list(rows) if rows else
+                                 datasets.Dataset.from_dict({c: [] for c in columns}) for split, rows in sets.items()})
 
 
 def load_function(**kwargs) -> datasets.DatasetDict:
