@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -242,33 +241,11 @@ def build(raw: Path | None = None, out: Path = Path("clovr"), workers: int = 1,
     report.items_built = len(kept)
     report.items_rejected = report.items_in - report.items_built
 
-    out = Path(out)
-    ingest.reset_video_folder(out)
-    specs = {
-        "questions": hubfolder.ConfigSpec("questions", QUESTIONS, "One row per question, with its videos, taxonomy "
-                                          "labels, options, answer and evidence spans.", default=True),
-        "videos": hubfolder.ConfigSpec("videos", ingest.VIDEOS_EMBEDDED if embed_videos else ingest.VIDEOS,
-                                       "One row per video a question of the split references."),
-        "errors": hubfolder.ConfigSpec("errors", ingest.ERRORS,
-                                       "Every rejected file, item and video, with the reason."),
-    }
-    by_split: dict[str, list[dict]] = defaultdict(list)
-    for row in kept:
-        by_split[row["split"]].append(row)
-    splits = sorted(by_split, key=ingest.split_order)
-    for split in splits:
-        hubfolder.write_table(out, specs["questions"], by_split[split], split)
-        report.by_split[split] = len(by_split[split])
-    videos_by_split = {split: sorted({v for r in by_split[split] for v in r["video_ids"]}) for split in splits}
-    ingest.write_videos(out, specs["videos"], checks, videos_by_split, raw, embed_videos)
-
     ingest.account(report, checks, found, stray, raw, files, errors, sum_files)
-    report.video_seconds = sum(checks[v].info.duration for v in {v for r in kept for v in r["video_ids"]})
-    errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
-    hubfolder.write_table(out, specs["errors"], errors)
-
-    configs = list(specs.values())
-    ingest.finish(out, configs, META, render_card(report, kept, configs),
-                  {"name": "neurips26.corpora.clovr", "version": BUILDER_VERSION, "package_version": __version__},
-                  report, files)
+    questions = hubfolder.ConfigSpec("questions", QUESTIONS, "One row per question, with its videos, taxonomy "
+                                     "labels, options, answer and evidence spans.", default=True)
+    ingest.write_release(out, questions, kept, lambda r: r["video_ids"], checks, raw, embed_videos, report, files,
+                         errors, META, lambda configs: render_card(report, kept, configs),
+                         {"name": "neurips26.corpora.clovr", "version": BUILDER_VERSION,
+                          "package_version": __version__})
     return report

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -235,35 +234,12 @@ def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
     report.items_built = len(kept)
     report.items_rejected = report.items_in - report.items_built
 
-    out = Path(out)
-    ingest.reset_video_folder(out)
-    specs = {
-        "annotations": hubfolder.ConfigSpec("annotations", ANNOTATIONS, "One row per annotation (question, answer, "
-                                            "reasoning trace), splits train and test.", default=True),
-        "videos": hubfolder.ConfigSpec("videos", ingest.VIDEOS_EMBEDDED if embed_videos else ingest.VIDEOS,
-                                       "One row per video an annotation of the split references."),
-        "errors": hubfolder.ConfigSpec("errors", ingest.ERRORS,
-                                       "Every rejected file, item and video, with the reason."),
-    }
-    by_split: dict[str, list[dict]] = defaultdict(list)
-    for row in kept:
-        by_split[row["split"]].append(row)
-    order = {name: k for k, name in enumerate(TASK_TYPES)}
-    splits = sorted(by_split, key=ingest.split_order)
-    for split in splits:
-        split_rows = sorted(by_split[split], key=lambda r: (order[r["task_type"]], r["source_file"]))
-        hubfolder.write_table(out, specs["annotations"], split_rows, split)
-        report.by_split[split] = len(split_rows)
-    videos_by_split = {split: sorted({r["video_id"] for r in by_split[split]}) for split in splits}
-    ingest.write_videos(out, specs["videos"], checks, videos_by_split, raw, embed_videos)
-
     ingest.account(report, checks, found, stray, raw, files, errors, sum_files)
-    report.video_seconds = sum(checks[v].info.duration for v in {r["video_id"] for r in kept})
-    errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
-    hubfolder.write_table(out, specs["errors"], errors)
-
-    configs = list(specs.values())
-    ingest.finish(out, configs, META, render_card(report, kept, configs),
-                  {"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__},
-                  report, files)
+    order = {name: k for k, name in enumerate(TASK_TYPES)}
+    kept.sort(key=lambda r: (order[r["task_type"]], r["source_file"]))  # stable: file order within a task type
+    annotations = hubfolder.ConfigSpec("annotations", ANNOTATIONS, "One row per annotation (question, answer, "
+                                       "reasoning trace), splits train and test.", default=True)
+    ingest.write_release(out, annotations, kept, lambda r: [r["video_id"]], checks, raw, embed_videos, report, files,
+                         errors, META, lambda configs: render_card(report, kept, configs),
+                         {"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__})
     return report

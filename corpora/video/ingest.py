@@ -331,12 +331,36 @@ def account(report: BuildReport, checks: dict[str, VideoCheck], found: dict[str,
     report.files_ignored = sum(f.status == "ignored" for f in files)
 
 
-def finish(out: Path, configs: list[hubfolder.ConfigSpec], meta: dict[str, Any], body: str, builder: dict[str, str],
-           report: BuildReport, files: list[FileReport]) -> None:
-    """Manifest (every input file's sha256), card, Croissant and build_report.json."""
-    inputs = {f.path: f.sha256 for f in files}
-    hubfolder.write_manifest(out, configs, builder, inputs)
-    hubfolder.write_card(out, configs, meta, body)
+def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], video_ids: Callable[[dict], list[str]],
+                  checks: dict[str, VideoCheck], raw: Path, embed_videos: bool, report: BuildReport,
+                  files: list[FileReport], errors: list[dict], meta: dict[str, Any],
+                  card: Callable[[list[hubfolder.ConfigSpec]], str], builder: dict[str, str]) -> None:
+    """Write a video resource's folder: ``items`` split by split (rows in the order given), the ``videos`` and
+    ``errors`` configs, then manifest (every input file's sha256), card, Croissant and build_report.json.
+
+    Call :func:`account` first, so the video errors and input files are complete.
+    """
+    out = Path(out)
+    reset_video_folder(out)
+    configs = [items,
+               hubfolder.ConfigSpec("videos", VIDEOS_EMBEDDED if embed_videos else VIDEOS,
+                                    f"One row per video a row of {items.name} in the split references."),
+               hubfolder.ConfigSpec("errors", ERRORS, "Every rejected file, item and video, with the reason.")]
+    by_split: dict[str, list[dict]] = {}
+    for row in kept:
+        by_split.setdefault(row["split"], []).append(row)
+    splits = sorted(by_split, key=split_order)
+    for split in splits:
+        hubfolder.write_table(out, items, by_split[split], split)
+        report.by_split[split] = len(by_split[split])
+    videos_by_split = {split: sorted({v for r in by_split[split] for v in video_ids(r)}) for split in splits}
+    write_videos(out, configs[1], checks, videos_by_split, raw, embed_videos)
+    report.video_seconds = sum(checks[v].info.duration for v in {v for r in kept for v in video_ids(r)})
+    errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
+    hubfolder.write_table(out, configs[2], errors)
+
+    hubfolder.write_manifest(out, configs, builder, {f.path: f.sha256 for f in files})
+    hubfolder.write_card(out, configs, meta, card(configs))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(report_json(report, files), encoding="utf-8")
 
