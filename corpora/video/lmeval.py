@@ -26,7 +26,6 @@ question then shows exactly the frames stored for it (see :func:`stored_frames`)
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +63,6 @@ def frame_times(path: str, num_frames: int, policy: str = "uniform") -> list[flo
     return [round(t, 3) for t in frames.sample_times(path, int(num_frames), policy)]
 
 
-@functools.cache
 def stored_frames(selections: str, benchmark: str, selector: str, budget: int) -> dict[str, dict[str, list[float]]]:
     """question_id -> {video_id: frame times} stored by ``selector`` at ``budget`` in a built FrameSelect folder.
 
