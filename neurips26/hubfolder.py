@@ -289,6 +289,12 @@ def reset_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
 
 
+def read_table(folder: Path, config: str, columns: list[str] | None = None, split: str = "train") -> pa.Table | None:
+    """One split of one config of a built folder (its shards in order), or None when it has none."""
+    shards = sorted((Path(folder) / "data" / config).glob(f"{split}-*.parquet"))
+    return pq.read_table(shards, columns=columns) if shards else None
+
+
 def read_configs(folder: Path) -> list[ConfigSpec]:
     """The configs of a built folder, from its manifest (shards), shards (schema), card and Croissant."""
     folder = Path(folder)

@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from neurips26 import hubfolder
 from neurips26.hubfolder import column
 
 from .build import CodeResult, FileReport, Jurisdiction, natural_key
@@ -106,11 +107,6 @@ class V1Error(ValueError):
 
 # --- writing: the locus_v1 config of any build ------------------------------------------
 
-def _config(folder: Path, name: str, columns: list[str] | None = None) -> pa.Table | None:
-    shards = sorted((folder / "data" / name).glob("train-*.parquet"))
-    return pq.read_table(shards, columns=columns) if shards else None
-
-
 def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     """The ``locus_v1`` config of a built folder: one row per section, in ``sections`` order.
 
@@ -120,8 +116,9 @@ def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     Columns are lined up by index, not joined, so header and content are not copied.
     """
     folder = Path(folder)
-    sections = _config(folder, "sections", ["section_id", "jurisdiction_id", "state", "heading", "text", "order"])
-    jurisdictions = _config(folder, "jurisdictions", ["jurisdiction_id", "name", "kind"])
+    sections = hubfolder.read_table(folder, "sections",
+                                    ["section_id", "jurisdiction_id", "state", "heading", "text", "order"])
+    jurisdictions = hubfolder.read_table(folder, "jurisdictions", ["jurisdiction_id", "name", "kind"])
     if sections is None or jurisdictions is None:
         raise FileNotFoundError(f"{folder}: no sections/jurisdictions configs (not a built LOCUS folder)")
     n = sections.num_rows
@@ -135,7 +132,7 @@ def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
         "represented_county_name": names.take(at), "header": sections["heading"], "content": sections["text"],
         **{c: pa.nulls(n, V1_SCHEMA.field(c).type) for c in LABELS},
     }
-    source = _config(folder, "v1_source")
+    source = hubfolder.read_table(folder, "v1_source")
     if source is not None:  # ingested from LOCUS-v1: its identity and labels, as they came
         columns.update({c: _aligned(source, sections, c) for c in IDENTITY + LABELS})
     if scores is not None:
@@ -153,7 +150,7 @@ def _aligned(table: pa.Table, sections: pa.Table, column: str) -> pa.ChunkedArra
 
 def _represented(folder: Path, jurisdiction_ids: list[str]) -> tuple[pa.Array, pa.Array]:
     """Per jurisdiction (in the given order): the FIPS codes and names of the counties it represents."""
-    reps = _config(folder, "county_representatives", ["county_fips", "county_name", "jurisdiction_id"])
+    reps = hubfolder.read_table(folder, "county_representatives", ["county_fips", "county_name", "jurisdiction_id"])
     counties: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in sorted(reps.to_pylist() if reps is not None else [], key=lambda r: r["county_fips"]):
         counties[r["jurisdiction_id"]].append((r["county_fips"], r["county_name"]))
@@ -171,8 +168,6 @@ def folder_meta(folder: Path) -> dict:
 def write_locus_v1(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     """Rewrite the ``locus_v1`` config of a built folder (e.g. after scoring), with its manifest, card and
     Croissant entries; a folder ingested from LOCUS-v1 keeps its CC-BY-NC-4.0 license."""
-    from neurips26 import hubfolder
-
     folder = Path(folder)
     table = locus_v1_table(folder, scores)
     hubfolder.add_config(folder, hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, DESCRIPTION), table, folder_meta(folder))

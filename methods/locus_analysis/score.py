@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from neurips26 import hubfolder
 from neurips26.hubfolder import column
@@ -60,11 +59,10 @@ V1_CLEARED = ("function_votes", "topic_votes", *[f"annotator{k}_{f}" for f in ("
 
 def read_sections(folder: Path) -> pa.Table:
     """section_id, heading, text of a built LOCUS folder's ``sections`` config."""
-    shards = sorted((Path(folder) / "data" / "sections").glob("train-*.parquet"))
-    if not shards:
+    table = hubfolder.read_table(folder, "sections", ["section_id", "heading", "text"])
+    if table is None:
         raise FileNotFoundError(f"{folder}: no sections config (data/sections/train-*.parquet); "
                                 "run: neurips26 build locus")
-    table = pq.read_table(shards, columns=["section_id", "heading", "text"])
     if len(set(table["section_id"].to_pylist())) != table.num_rows:
         raise ValueError(f"{folder}: sections has repeated section_id values; rebuild the folder")
     return table

@@ -19,8 +19,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import pyarrow.parquet as pq
 from neurips26.corpora.locus.evalsets import MIN_TEXT, SPLITS, _hash, jurisdiction_splits
+
+from neurips26 import hubfolder
 
 from .labels import FUNCTIONS, TOPICS, weak_function, weak_substantive, weak_topic
 
@@ -39,11 +40,11 @@ def _example(task: str, row: dict, label: str | bool) -> dict:
 @functools.cache
 def corpus_sets(folder: Path) -> dict[str, dict[str, list[dict]]]:
     """{task: {split: examples}} from a built LOCUS folder's weak labels."""
-    shards = sorted((Path(folder) / "data" / "sections").glob("train-*.parquet"))
-    if not shards:
-        raise FileNotFoundError(f"{folder}: no sections config; run: neurips26 build locus")
     columns = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
-    rows = pq.read_table(shards, columns=columns).to_pylist()
+    table = hubfolder.read_table(folder, "sections", columns)
+    if table is None:
+        raise FileNotFoundError(f"{folder}: no sections config; run: neurips26 build locus")
+    rows = table.to_pylist()
     splits = jurisdiction_splits([r["jurisdiction_id"] for r in rows])
     released = _released_labels(Path(folder))
     out: dict[str, dict[str, list[dict]]] = {task: {split: [] for split in SPLITS} for task in TASKS}
@@ -62,13 +63,12 @@ def corpus_sets(folder: Path) -> dict[str, dict[str, list[dict]]]:
 
 def _released_labels(folder: Path) -> dict[str, dict[str, str | bool | None]]:
     """section_id -> LOCUS-v1's released function/topic/substantive labels, for a folder ingested from LOCUS-v1."""
-    shards = sorted((folder / "data" / "v1_source").glob("train-*.parquet"))
-    if not shards:
+    table = hubfolder.read_table(folder, "v1_source", ["section_id", "function", "topic", "is_substantive"])
+    if table is None:
         return {}
-    table = pq.read_table(shards, columns=["section_id", "function", "topic", "is_substantive"]).to_pylist()
     return {r["section_id"]: {"function": r["function"] if r["function"] in FUNCTIONS else None,
                               "topic": r["topic"] if r["topic"] in TOPICS else None,
-                              "substantive": r["is_substantive"]} for r in table}
+                              "substantive": r["is_substantive"]} for r in table.to_pylist()}
 
 
 @functools.cache
