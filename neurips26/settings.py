@@ -1,0 +1,72 @@
+"""Every ``NEURIPS26_*`` environment variable and every cache folder, in one place.
+
+| variable | what | default |
+|---|---|---|
+| ``NEURIPS26_CACHE`` | the package's cache root (models, search indexes, generated releases) | ``$XDG_CACHE_HOME/neurips26`` or ``~/.cache/neurips26`` |
+| ``NEURIPS26_DATA`` | the folder holding built dataset folders (``<data>/<resource>``) | ``.`` when it holds built folders, else ``<cache>/data`` |
+| ``NEURIPS26_LEADERBOARD`` | the leaderboard store folder | ``<cache>/leaderboard`` |
+| ``NEURIPS26_LOCUS_GOLD`` | the LOCUS gold folder (``dev.jsonl``) | ``../shared/data/locus-gold`` beside the repository |
+| ``NEURIPS26_ORIGINAL_MODEL`` | the reference model RoleBench-Unlearn scores under | the embedded model |
+| ``NEURIPS26_DAILY_LIMIT`` | submissions per user per UTC day on a Space | 5 |
+
+Functions, not constants: each reads the environment when called, so tests and the CLI's
+``--data``/``--store`` options can set a variable and be seen everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MANIFEST = "manifest.json"  # the file that marks a finished dataset folder
+REPO_ROOT = Path(__file__).resolve().parents[1]  # the source checkout (meaningful in an editable install)
+DEFAULT_DAILY_LIMIT = 5
+
+
+def cache_dir() -> Path:
+    """``$NEURIPS26_CACHE``, else ``$XDG_CACHE_HOME/neurips26``, else ``~/.cache/neurips26``."""
+    root = os.environ.get("NEURIPS26_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "neurips26")
+    return Path(root)
+
+
+def holds_datasets(folder: Path) -> bool:
+    """True when ``folder`` has at least one built dataset folder (``<folder>/<name>/manifest.json``)."""
+    try:
+        return any((p / MANIFEST).is_file() for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return False
+
+
+def data_root() -> Path:
+    """Where built dataset folders are looked for: ``$NEURIPS26_DATA``; else ``.`` when it holds built
+    folders; else ``<cache>/data``."""
+    if os.environ.get("NEURIPS26_DATA"):
+        return Path(os.environ["NEURIPS26_DATA"])
+    if holds_datasets(Path.cwd()):
+        return Path.cwd()
+    return cache_dir() / "data"
+
+
+def leaderboard_dir() -> Path:
+    """``$NEURIPS26_LEADERBOARD``, else ``<cache>/leaderboard``."""
+    if os.environ.get("NEURIPS26_LEADERBOARD"):
+        return Path(os.environ["NEURIPS26_LEADERBOARD"])
+    return cache_dir() / "leaderboard"
+
+
+def locus_gold_dir() -> Path:
+    """``$NEURIPS26_LOCUS_GOLD``, else ``../shared/data/locus-gold`` beside the repository."""
+    if os.environ.get("NEURIPS26_LOCUS_GOLD"):
+        return Path(os.environ["NEURIPS26_LOCUS_GOLD"])
+    return REPO_ROOT.parent / "shared" / "data" / "locus-gold"
+
+
+def original_model() -> str | None:
+    """``$NEURIPS26_ORIGINAL_MODEL`` (a model id or folder), or None for the embedded model."""
+    return os.environ.get("NEURIPS26_ORIGINAL_MODEL") or None
+
+
+def daily_limit() -> int:
+    """Submissions per user per UTC day on a Space: ``$NEURIPS26_DAILY_LIMIT``, default 5."""
+    return int(os.environ.get("NEURIPS26_DAILY_LIMIT", DEFAULT_DAILY_LIMIT))
