@@ -1,13 +1,14 @@
 """Every ``NEURIPS26_*`` environment variable and every cache folder, in one place.
 
-| variable | what | default |
-|---|---|---|
-| ``NEURIPS26_CACHE`` | the package's cache root (models, search indexes, generated releases) | ``$XDG_CACHE_HOME/neurips26`` or ``~/.cache/neurips26`` |
-| ``NEURIPS26_DATA`` | the folder holding built dataset folders (``<data>/<resource>``) | ``.`` when it holds built folders, else ``<cache>/data`` |
-| ``NEURIPS26_LEADERBOARD`` | the leaderboard store folder | ``<cache>/leaderboard`` |
-| ``NEURIPS26_LOCUS_GOLD`` | the LOCUS gold folder (``dev.jsonl``) | ``../shared/data/locus-gold`` beside the repository |
-| ``NEURIPS26_ORIGINAL_MODEL`` | the reference model RoleBench-Unlearn scores under | the embedded model |
-| ``NEURIPS26_DAILY_LIMIT`` | submissions per user per UTC day on a Space | 5 |
+- ``NEURIPS26_CACHE``: the cache root (models, search indexes, generated releases);
+  default ``$XDG_CACHE_HOME/neurips26`` or ``~/.cache/neurips26``.
+- ``NEURIPS26_DATA``: the folder holding built dataset folders (``<data>/<resource>``);
+  default ``.`` when it holds built folders, else ``<cache>/data``.
+- ``NEURIPS26_LEADERBOARD``: the leaderboard store folder; default ``<cache>/leaderboard``.
+- ``NEURIPS26_LOCUS_GOLD``: the LOCUS gold folder (``dev.jsonl``); default ``../shared/data/locus-gold``
+  beside the repository.
+- ``NEURIPS26_ORIGINAL_MODEL``: the reference model RoleBench-Unlearn scores under; default the embedded model.
+- ``NEURIPS26_DAILY_LIMIT``: submissions per user per UTC day on a Space; default 5.
 
 Functions, not constants: each reads the environment when called, so tests and the CLI's
 ``--data``/``--store`` options can set a variable and be seen everywhere.

@@ -1,0 +1,192 @@
+"""The package's layering: no import cycles (counting function-local imports), lazy imports marked,
+every module importable on its own, every registered component documented.
+
+The import graph is read from the source with ``ast``, so a cycle hidden in a function body counts.
+Nodes are modules; a second check merges them into subpackages (``neurips26.corpora.locus``,
+``neurips26.methods.frameselect``, ``neurips26.tasks``, each core module such as ``neurips26.sql``), so a loop
+between two packages fails even when no single pair of modules closes it.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAZY_MARK = "# lazy:"  # a function-local import of a project module must say why it is lazy
+
+
+def package_dirs() -> dict[str, Path]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {pkg: ROOT / folder for pkg, folder in config["tool"]["setuptools"]["package-dir"].items()}
+
+
+def modules() -> dict[str, Path]:
+    """Every project module (task ``utils.py`` files included) by dotted name."""
+    dirs = package_dirs()
+    nested = {folder for pkg, folder in dirs.items() if pkg != "neurips26"}
+    found: dict[str, Path] = {}
+    for pkg, folder in dirs.items():
+        for path in sorted(folder.rglob("*.py")):
+            if pkg == "neurips26" and any(path.is_relative_to(n) for n in nested):
+                continue
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join([pkg, *parts])] = path
+    return found
+
+
+def _imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, int, bool]]:
+    """(target module, line, function-local) for each import of a project module in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: list[tuple[str, int, bool]] = []
+
+    def targets(node: ast.Import | ast.ImportFrom) -> list[str]:
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            module = node.module or ""
+            if node.level:
+                module = ".".join(base[: len(base) - node.level + 1] + ([module] if module else []))
+            names = [module] + [f"{module}.{a.name}" for a in node.names]
+        return [t for t in names if t in known and t != name]
+
+    def visit(node: ast.AST, local: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.extend((t, child.lineno, local) for t in targets(child))
+            visit(child, local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(tree, False)
+    return found
+
+
+def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, int, str]]]:
+    """Module -> imported modules (top-level and local), and the local imports as (module, line, target)."""
+    known = modules()
+    graph: dict[str, set[str]] = {m: set() for m in known}
+    local: list[tuple[str, int, str]] = []
+    for name, path in known.items():
+        for target, line, is_local in _imports(name, path, known):
+            graph[name].add(target)
+            if is_local:
+                local.append((name, line, target))
+    return graph, local
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def package_of(module: str) -> str:
+    """The subpackage a module belongs to: ``neurips26.corpora.locus``, ``neurips26.tasks``, ``neurips26.sql``."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] in ("corpora", "methods"):
+        return ".".join(parts[:3])
+    return ".".join(parts[:2])
+
+
+def test_no_module_import_cycles():
+    graph, _ = import_graph()
+    assert cycles(graph) == [], "import cycles between modules (function-local imports counted)"
+
+
+def test_no_package_import_cycles():
+    graph, _ = import_graph()
+    packages: dict[str, set[str]] = defaultdict(set)
+    why: dict[tuple[str, str], str] = {}
+    for source, targets in graph.items():
+        for target in targets:
+            a, b = package_of(source), package_of(target)
+            packages[a]
+            packages[b]
+            if a != b:
+                packages[a].add(b)
+                why.setdefault((a, b), f"{source} -> {target}")
+    found = cycles(packages)
+    detail = [[why[(a, b)] for a in c for b in c if (a, b) in why] for c in found]
+    assert found == [], f"import cycles between subpackages: {detail}"
+
+
+def test_local_imports_say_why():
+    _, local = import_graph()
+    known = modules()
+    unmarked = []
+    for module, line, target in local:
+        text = known[module].read_text(encoding="utf-8").splitlines()
+        statement = " ".join(text[line - 1: line + 2])
+        if LAZY_MARK not in statement:
+            unmarked.append(f"{known[module].relative_to(ROOT)}:{line} imports {target}")
+    assert unmarked == [], "function-local imports of project modules need a '# lazy: <why>' comment"
+
+
+@pytest.mark.parametrize("order", ["sorted", "reversed"])
+def test_every_module_imports_in_any_order(order):
+    names = sorted(modules(), reverse=order == "reversed")
+    code = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+    run = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_every_registered_component_is_documented():
+    from neurips26 import registry
+
+    for name in modules():
+        __import__(name)
+    guide = (ROOT / "docs" / "adding.md").read_text(encoding="utf-8")
+    undocumented = []
+    for kind, reg in registry.ALL.items():
+        assert f"`{kind}`" in guide, f"docs/adding.md does not say where a new {kind} goes"
+        for entry, obj in reg.items():
+            if not (getattr(obj, "__doc__", None) or "").strip():
+                undocumented.append(f"{kind} {entry!r}")
+    assert undocumented == [], "registered components without a docstring"
