@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("av")
 
-from neurips26.corpora.frameselect import build as frameselect  # noqa: E402
+from neurips26.methods.frameselect import tables as frameselect  # noqa: E402
 
 SELECTORS = ["uniform", "kcenter", "framerouter"]
 BUDGETS = [2, 6]

@@ -29,6 +29,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from neurips26 import settings
+
 from . import frames
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -46,9 +48,7 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
         for row in split:
             path = (folder / row["path"]).resolve()
             if not path.is_file() and row.get("video"):
-                from neurips26.search import cache_dir
-
-                path = cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
+                path = settings.cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
                 if not path.is_file():
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_name(path.name + ".part")

@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from neurips26.corpora.video import tiny_vlm
+
 from .core import ANSWERERS
 
 
@@ -73,9 +75,8 @@ def hf(model: str | Path, device: str | None = None, max_new_tokens: int = 16) -
 @ANSWERERS.register("tiny-idefics3")
 def tiny_idefics3(seed: int = 0, device: str | None = None, max_new_tokens: int = 16) -> HFAnswerer:
     """The tiny random Idefics3 built with ``seed`` (answers are noise; for pipelines and tests)."""
-    from neurips26.corpora.video.tiny_vlm import NAME, tiny_vlm
-
-    return HFAnswerer(tiny_vlm(seed), name=f"{NAME}-seed{seed}", device=device, max_new_tokens=max_new_tokens)
+    return HFAnswerer(tiny_vlm.tiny_vlm(seed), name=f"{tiny_vlm.NAME}-seed{seed}", device=device,
+                      max_new_tokens=max_new_tokens)
 
 
 def answerer(spec: str, **options: Any) -> HFAnswerer:

@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from neurips26.corpora.video.frames import open_video
+
+from neurips26 import settings
 
 from . import benchmarks, evaluators, router
 from .benchmarks import Question
@@ -34,9 +37,8 @@ Progress = Callable[[int, int], None] | None
 
 
 def default_cache() -> Path:
-    from neurips26.search import cache_dir
-
-    return cache_dir() / "frameselect"
+    """``<cache>/frameselect``: the pools' encodings (see :mod:`.pool`)."""
+    return settings.cache_dir() / "frameselect"
 
 
 def pools(questions: Sequence[Question], encoder: str = "descriptor", candidate_fps: float = 10.0,
@@ -53,8 +55,6 @@ def pools(questions: Sequence[Question], encoder: str = "descriptor", candidate_
 
 def _row(q: Question, pool: Pool, selector: str, encoder: str, budget: int, seed: int, sel: Selection
          ) -> dict[str, Any]:
-    from neurips26.corpora.video.frames import open_video
-
     video = pool.video_index[sel.indices]
     times = pool.times[sel.indices]
     frames = [open_video(q.video_paths[v]).index_at(t) for v, t in zip(video, times, strict=True)]

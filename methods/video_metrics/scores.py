@@ -15,6 +15,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from statistics import fmean
 
+from neurips26.corpora.tar.tasktypes import TASK_TYPES
+
 from .extraction import extract_option, extract_span
 
 IOU_THRESHOLDS = (0.3, 0.5, 0.7)
@@ -83,8 +85,6 @@ def rouge_l(predictions: Sequence[str], references: Sequence[str]) -> dict[str, 
 
 def tar_item_score(task_type: str, prediction: str, reference: str, num_options: int = 4) -> float:
     """One item's score under its task type's primary metric (accuracy, ROUGE-L F1 or IoU)."""
-    from neurips26.corpora.tar.tasktypes import TASK_TYPES
-
     metric = TASK_TYPES[task_type].metric
     if metric == "accuracy":
         return float(option_correct(prediction, reference, num_options))
@@ -100,8 +100,6 @@ def tar_score(predictions: Sequence[str], references: Sequence[str], task_types:
     ``tar_score`` is the unweighted mean of the task types' primary metrics (accuracy, ROUGE-L F1, mean
     IoU) over the task types present; a group's score is the same mean over its task types.
     """
-    from neurips26.corpora.tar.tasktypes import TASK_TYPES
-
     unknown = sorted(set(task_types) - set(TASK_TYPES))
     if unknown:
         raise ValueError(f"unknown TAR task type(s) {unknown}; known: {', '.join(TASK_TYPES)}")

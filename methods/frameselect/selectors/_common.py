@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
+from neurips26.corpora.video.samplers import nearest_unique  # noqa: F401  (shared with the selectors)
 
 from ..core import Pool, Selection
 
@@ -39,18 +40,6 @@ def same_video_pairs(pool: Pool) -> np.ndarray:
     same = np.zeros(pool.n, bool)
     same[1:] = pool.video_index[1:] == pool.video_index[:-1]
     return same
-
-
-def nearest_unique(timeline: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """For each target time in order, the nearest candidate not taken yet (ties to the earlier one)."""
-    taken = np.zeros(len(timeline), bool)
-    out = []
-    for t in targets:
-        distance = np.where(taken, np.inf, np.abs(timeline - t))
-        i = int(np.argmin(distance))
-        taken[i] = True
-        out.append(i)
-    return np.array(out, np.int64)
 
 
 def top(scores: np.ndarray, k: int) -> np.ndarray:
