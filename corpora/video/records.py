@@ -2,7 +2,8 @@
 
 :class:`VideoInfo` (a video's frames and size, from its packets), :class:`VideoCheck` (one
 referenced video: ok, missing or corrupt), :class:`FileReport` (one input file) and
-:class:`BuildReport` (the counts a build reconciles), and :class:`BuildError`. This module
+:class:`BuildReport` (the counts a build reconciles), :class:`BuildError`, and
+:class:`GenerateReport` (what a generator made). This module
 imports nothing else of its package.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from neurips26.errors import UserError
@@ -120,3 +122,20 @@ def report_json(report: BuildReport, files: list[FileReport]) -> str:
     payload = {**asdict(report), "reconciles": report.reconciles,
                "files": [asdict(f) for f in sorted(files, key=lambda f: f.path)]}
     return json.dumps(payload, indent=2) + "\n"
+
+
+@dataclass
+class GenerateReport:
+    """What a generator made: videos, annotations, seconds of video and frames, and its wall time."""
+
+    out: Path
+    videos: int
+    annotations: int
+    video_seconds: float
+    frames: int
+    seconds: float  # wall time
+
+    def summary(self) -> str:
+        return (f"{self.videos} videos ({self.video_seconds:.0f} s of video, {self.frames:,} frames), "
+                f"{self.annotations} annotations in {self.seconds:.1f} s "
+                f"({self.video_seconds / max(self.seconds, 1e-9):.1f} video-s/s)")
