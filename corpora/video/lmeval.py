@@ -2,9 +2,9 @@
 
 A task's ``custom_dataset`` loads its config from the built folder and adds to
 each document the absolute path of its video(s) and the times of the frames
-to show (``num_frames`` per question, chosen by ``frame_policy``; both task
-arguments, set in the task's ``metadata`` and overridable with lm-eval's
-``--metadata``, so they are recorded in the results). ``doc_to_image`` then
+to show (``num_frames`` per question, chosen by the query-free frame ``selector``,
+``uniform`` by default; both task arguments, set in the task's ``metadata`` and
+overridable with lm-eval's ``--metadata``, so they are recorded in the results). ``doc_to_image`` then
 decodes exactly those frames, and ``doc_to_text`` puts one ``<image>``
 placeholder per frame, labelled with its time, where the model's processor
 expects them (lm-eval's ``hf-multimodal`` and ``vllm-vlm`` both replace
@@ -18,7 +18,7 @@ A real VLM on a GPU (``pip install -e ".[gpu,video]"``; ``max_images`` must be a
 
 or ``--model hf-multimodal --model_args pretrained=...,dtype=bfloat16,max_images=16`` with transformers.
 
-Frames chosen by a frame selector instead of a policy: build the FrameSelect tables
+Frames chosen by a query-aware selector (which needs encoder features): build the FrameSelect tables
 (``neurips26 build frameselect``) and name them, the selector and its budget in the metadata,
 ``--metadata '{"selections": "frameselect", "selector": "dpp", "num_frames": 16}'``: each
 question then shows exactly the frames stored for it (see :func:`stored_frames`).
@@ -58,9 +58,9 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
     return out
 
 
-def frame_times(path: str, num_frames: int, policy: str = "uniform") -> list[float]:
-    """The frame times (seconds, rounded to 1 ms) ``policy`` picks for ``num_frames`` frames of ``path``."""
-    return [round(t, 3) for t in frames.sample_times(path, int(num_frames), policy)]
+def frame_times(path: str, num_frames: int, selector: str = "uniform") -> list[float]:
+    """The frame times (seconds, rounded to 1 ms) the query-free ``selector`` picks for ``num_frames`` frames."""
+    return [round(t, 3) for t in frames.sample_times(path, int(num_frames), selector)]
 
 
 def stored_frames(selections: str, benchmark: str, selector: str, budget: int) -> dict[str, dict[str, list[float]]]:

@@ -23,7 +23,7 @@ left out of those means.
 The answer-level evaluator ``answer`` hands the frames to an answering backend
 (:mod:`.answerers`) *through the video lm-eval tasks' own functions*: the document is the
 question's built row plus ``frame_times`` set to the selected times (instead of the
-task's ``frame_policy``), and the task's ``doc_to_text``, ``doc_to_image`` and
+task's ``selector``), and the task's ``doc_to_text``, ``doc_to_image`` and
 ``process_results`` (``tasks/tar/utils.py``, ``tasks/clovr/utils.py``) make the prompt,
 decode the frames and score the answer, so the numbers are the tasks' metrics (TAR:
 ``score``, the task type's primary metric; CLoVR: ``acc``).
@@ -163,7 +163,7 @@ def task_utils(benchmark: str) -> ModuleType:
 
 
 def task_doc(question: Question, picked: Placed) -> dict[str, Any]:
-    """The task's document for ``question`` with the selected frame times in place of its frame policy."""
+    """The task's document for ``question`` with the selected frame times in place of its selector's."""
     times = [[round(float(t), 3) for t in picked.times[picked.video == v]] for v in range(len(question.video_ids))]
     if question.benchmark == "tar":
         return {**question.row, "video_path": question.video_paths[0], "frame_times": times[0]}
