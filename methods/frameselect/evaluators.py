@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -150,9 +151,9 @@ _TASK_UTILS: dict[str, ModuleType] = {}
 def task_utils(benchmark: str) -> ModuleType:
     """The ``utils.py`` of the benchmark's lm-eval task folder (prompts, frames, scoring)."""
     if benchmark not in _TASK_UTILS:
-        from neurips26.tasks import TASKS_DIR
-
-        path = TASKS_DIR / benchmark / "utils.py"
+        # The task folders are package data above this layer: located, not imported, and their utils.py
+        # loaded as a file, as lm-eval loads it.
+        path = Path(importlib.util.find_spec("neurips26.tasks").submodule_search_locations[0]) / benchmark / "utils.py"
         if not path.is_file():
             raise ValueError(f"benchmark {benchmark!r} has no lm-eval task folder ({path} not found)")
         spec = importlib.util.spec_from_file_location(f"neurips26_frameselect_{benchmark}_task_utils", path)

@@ -133,7 +133,7 @@ def _sort_results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                        r["budget"], r["metric"]))
 
 
-@RESOURCES.register("frameselect")
+@RESOURCES.register("frameselect", requires=("tar", "clovr"))  # built folders it reads
 def build(raw: Path | None = None, out: Path = Path("frameselect"), workers: int = 1, progress: Progress = None,
           benchmarks: Sequence[str] = BENCHMARKS, selectors: Sequence[str] | None = None,
           budgets: Sequence[int] = BUDGETS, encoder: str = "descriptor", candidate_fps: float = 10.0, seed: int = 0,
