@@ -10,6 +10,7 @@ import pytest
 av = pytest.importorskip("av")
 
 from neurips26.corpora.video import frames  # noqa: E402
+
 from neurips26.errors import UnknownNameError  # noqa: E402
 
 N, FPS, GOP = 100, 10, 20
