@@ -130,7 +130,7 @@ def run(
     seed: Annotated[int, typer.Option(help="Seed given to the selectors.")] = 0,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions with evidence.")] = None,
     data: Annotated[Path | None, typer.Option(help="Folder holding built tar/ and clovr/ folders "
-                                                   "(default: the generated releases).")] = None,
+                                                   "(default: <data>/tar and <data>/clovr, built).")] = None,
     plot_path: Annotated[Path | None, typer.Option("--plot", help="PNG to write (default: "
                                                                   "frameselect-<benchmark>.png).")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write the result rows as JSON.")] = None,
@@ -178,7 +178,7 @@ def replay(
     model: Annotated[str, typer.Option(help="Answering model: tiny-idefics3[-seed<k>], hf:<model id or folder>, "
                                             "or a model folder.")],
     data: Annotated[Path | None, typer.Option(help="Folder holding the built tar/ and clovr/ folders the "
-                                                   "selections were made on (default: the generated releases).")
+                                                   "selections were made on (default: <data>/tar and <data>/clovr).")
                     ] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Answer length in tokens.")] = 16,
     selectors: Annotated[str | None, typer.Option(help="Only these stored selectors (comma-separated).")] = None,
