@@ -224,3 +224,25 @@ def test_loaders_record_the_data_they_read(data_root: Path, monkeypatch: pytest.
     assert data == {"resource": "clovr", "config": "questions", "version": "1.0.0", "demo": False,
                     "manifest_sha256": hashlib.sha256(manifest).hexdigest()}  # built with --raw: not the demo
     assert json.loads(manifest)["demo"] is False
+
+
+def test_constant_and_empty_answers_score_at_most_the_baseline(data_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    monkeypatch.setenv("NEURIPS26_DATA", str(data_root))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    tar_utils, clovr_utils = utils("tar"), utils("clovr")
+    configs = task_yamls()
+    for task in TAR_TASKS + CLOVR_TASKS:
+        protocol = configs[task]["metadata"]["protocol"]
+        module = tar_utils if task.startswith("tar") else clovr_utils
+        kwargs = configs[task]["dataset_kwargs"]
+        docs = list((module.load_tar if module is tar_utils else module.load_clovr)(num_frames=1, **kwargs)["test"])
+        metric = protocol["metric"]
+        if protocol["baseline"] == "majority":
+            golds = [d["answer"] for d in docs]
+            majority = max(golds.count(g) for g in set(golds)) / len(golds)
+            for letter in "ABCD":  # a constant answerer
+                score = sum(module.process_results(d, [letter])[metric] for d in docs) / len(docs)
+                assert score <= majority + 1e-9, (task, letter)
+        else:  # open-ended: an empty answer scores the baseline exactly
+            assert all(module.process_results(d, [""])[metric] == protocol["baseline"] for d in docs), task

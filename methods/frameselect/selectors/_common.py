@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
-from neurips26.corpora.video.samplers import nearest_unique  # noqa: F401  (shared with the selectors)
 
 from ..core import Pool, Selection
 

@@ -1,11 +1,9 @@
-"""Query-free random samplers: ``random`` and ``stratified`` (``uniform`` and ``fps`` are the video
-tasks' samplers, in :mod:`neurips26.corpora.video.samplers`).
+"""Query-free random samplers: ``random`` and ``stratified``.
 
-These are the baselines every frame-selection paper compares against (e.g. the uniform
-sampling of Video-LLaVA/LLaVA-Video and the fixed-rate sampling with a frame cap of
-Qwen2-VL, 2024). Candidates are taken as equally spaced within each video, so spacing
-over pool positions is spacing in time; pools over several videos use the pool's
-timeline (videos end to end).
+With ``uniform`` and ``fps`` (the video tasks' samplers, in
+:mod:`neurips26.corpora.video.samplers`) these are the baselines every frame-selection
+paper compares against. Candidates are taken as equally spaced within each video, so
+spacing over pool positions is spacing in time.
 """
 
 from __future__ import annotations
