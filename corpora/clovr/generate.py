@@ -31,6 +31,8 @@ from pathlib import Path
 from neurips26.corpora.video import render
 from neurips26.corpora.video.records import GenerateReport
 
+from neurips26.errors import UserError
+
 from .questions import Questions
 from .scenes import script_set
 
@@ -40,11 +42,11 @@ def generate(out: Path, seed: int = 0, n_sets: int = 3, videos_per_set: int = 3,
              progress: Callable[[int, int], None] | None = None) -> GenerateReport:
     """Render ``n_sets`` sets of ``videos_per_set`` clips and write the release layout (one test split)."""
     if n_sets < 1 or not 2 <= videos_per_set <= 8:
-        raise ValueError("need n_sets >= 1 and 2 <= videos_per_set <= 8")
+        raise UserError("need n_sets >= 1 and 2 <= videos_per_set <= 8")
     if duration < 20:
-        raise ValueError("CLoVR clips need duration >= 20 s (slow vehicles take 11 s to cross the view)")
+        raise UserError("CLoVR clips need duration >= 20 s (slow vehicles take 11 s to cross the view)")
     if size[0] % 2 or size[1] % 2:
-        raise ValueError(f"size {size}: width and height must be even (H.264 4:2:0)")
+        raise UserError(f"size {size}: width and height must be even (H.264 4:2:0)")
     start = time.perf_counter()
     out = Path(out)
     items, sums, frames = [], [], 0

@@ -27,6 +27,8 @@ from pathlib import Path
 from neurips26.corpora.video import render
 from neurips26.corpora.video.records import GenerateReport
 
+from neurips26.errors import UserError
+
 from .annotator import Annotator
 from .scenarios import SCENARIOS, script
 
@@ -36,11 +38,11 @@ def generate(out: Path, seed: int = 0, n_videos: int = 6, duration: float = 10.0
              progress: Callable[[int, int], None] | None = None) -> GenerateReport:
     """Render ``n_videos`` clips (the last ``test_videos`` form the test split) and write the release layout."""
     if n_videos < 1 or not 0 <= test_videos <= n_videos:
-        raise ValueError("need n_videos >= 1 and 0 <= test_videos <= n_videos")
+        raise UserError("need n_videos >= 1 and 0 <= test_videos <= n_videos")
     if duration < 6:
-        raise ValueError("TAR clips need duration >= 6 s (the scenarios take that long to unfold)")
+        raise UserError("TAR clips need duration >= 6 s (the scenarios take that long to unfold)")
     if size[0] % 2 or size[1] % 2:
-        raise ValueError(f"size {size}: width and height must be even (H.264 4:2:0)")
+        raise UserError(f"size {size}: width and height must be even (H.264 4:2:0)")
     start = time.perf_counter()
     out = Path(out)
     order = list(SCENARIOS)

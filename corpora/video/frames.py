@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from neurips26.errors import UserError
+
 from .decoder import Format, Source, Video, VideoInfo
 from .selection import Pool, select
 
@@ -79,7 +81,7 @@ class Sample:
 
 def _chosen(video: Video, n: int, policy: str, options: dict[str, Any]) -> list[int]:
     if n < 1:
-        raise ValueError(f"n must be >= 1, not {n}")
+        raise UserError(f"n must be >= 1, not {n}")
     pool = Pool(times=np.asarray(video.times), duration=video.info.duration)
     seed = int(options.pop("seed", 0))
     return select(policy, pool, n, seed, **options).indices.tolist()

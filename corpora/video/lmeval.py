@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from neurips26 import settings
+from neurips26.errors import UserError
 
 from . import frames
+from .records import MissingInputError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 IMAGE = "<image>"
@@ -72,12 +74,12 @@ def stored_frames(selections: str, benchmark: str, selector: str, budget: int) -
 
     files = sorted((Path(selections) / "data" / "selections").glob("*.parquet"))
     if not files:
-        raise FileNotFoundError(f"{selections}: no selections config (data/selections/*.parquet); "
+        raise MissingInputError(f"{selections}: no selections config (data/selections/*.parquet); "
                                 "build it with: neurips26 build frameselect")
     wanted = [("benchmark", "=", benchmark), ("selector", "=", selector), ("budget", "=", int(budget))]
     table = pq.ParquetDataset(files, filters=wanted).read(columns=["question_id", "video_ids", "timestamps"])
     if not table.num_rows:
-        raise ValueError(f"{selections}: no {benchmark} selections by selector {selector!r} at budget {budget}")
+        raise UserError(f"{selections}: no {benchmark} selections by selector {selector!r} at budget {budget}")
     out: dict[str, dict[str, list[float]]] = {}
     for row in table.to_pylist():
         per_video = out.setdefault(row["question_id"], {})
@@ -90,10 +92,10 @@ def selected_times(selections: str, selector: str | None, benchmark: str, questi
                    video_ids: list[str]) -> list[list[float]]:
     """The stored frame times of one question, one list per video (see :func:`stored_frames`)."""
     if not selector:
-        raise ValueError("metadata 'selections' needs 'selector' too: the selector whose frames to show")
+        raise UserError("metadata 'selections' needs 'selector' too: the selector whose frames to show")
     stored = stored_frames(str(selections), benchmark, selector, int(budget))
     if question_id not in stored:
-        raise ValueError(f"{selections}: no frames stored for {benchmark} question {question_id!r} by {selector!r} "
+        raise UserError(f"{selections}: no frames stored for {benchmark} question {question_id!r} by {selector!r} "
                          f"at budget {budget} (query-aware selectors refuse questions their encoder cannot embed)")
     return [stored[question_id].get(v, []) for v in video_ids]
 

@@ -2,7 +2,7 @@
 
 :class:`VideoInfo` (a video's frames and size, from its packets), :class:`VideoCheck` (one
 referenced video: ok, missing or corrupt), :class:`FileReport` (one input file) and
-:class:`BuildReport` (the counts a build reconciles), :class:`BuildError`, and
+:class:`BuildReport` (the counts a build reconciles), the expected errors, and
 :class:`GenerateReport` (what a generator made). This module
 imports nothing else of its package.
 """
@@ -19,6 +19,10 @@ from neurips26.errors import UserError
 
 class BuildError(UserError):
     """The build cannot start (bad arguments or an unusable raw folder)."""
+
+
+class MissingInputError(UserError, FileNotFoundError):
+    """A video, built folder or config that a command needs is missing (the message names what to run)."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from neurips26.errors import UserError
 from neurips26.registry import Registry
 
 NEEDS = ("features", "query_features", "pixels", "query")
@@ -119,10 +120,10 @@ def select(name: str, pool: Pool, budget: int, seed: int = 0, **options: Any) ->
     """Run selector ``name`` on ``pool`` for ``budget`` frames, checking its needs and its output."""
     fn = SELECTORS.get(name)
     if budget < 1:
-        raise ValueError(f"budget must be >= 1, not {budget}")
+        raise UserError(f"budget must be >= 1, not {budget}")
     missing = [need for need in needs(SELECTORS, name) if getattr(pool, need) is None]
     if missing:
-        raise ValueError(f"selector {name!r} needs pool field(s) {', '.join(missing)}; encode the pool first")
+        raise UserError(f"selector {name!r} needs pool field(s) {', '.join(missing)}; encode the pool first")
     if budget >= pool.n:
         return Selection.of(np.arange(pool.n))
     out = fn(pool, budget, np.random.default_rng(seed), **options)

@@ -23,6 +23,8 @@ from typing import Any
 
 from neurips26.corpora.video import tiny_vlm
 
+from neurips26.errors import UserError
+
 from .core import ANSWERERS
 
 
@@ -49,7 +51,7 @@ class HFAnswerer:
             self.model = AutoModelForImageTextToText.from_pretrained(self.model_id, dtype=dtype)
         except OSError as exc:
             reason = str(exc).splitlines()[0]
-            raise ValueError(f"answering model {self.model_id!r} cannot be loaded: {reason}") from None
+            raise UserError(f"answering model {self.model_id!r} cannot be loaded: {reason}") from None
         self.model = self.model.to(self.device).eval()
 
     def generate(self, text: str, images: list[Any]) -> str:
@@ -88,5 +90,5 @@ def answerer(spec: str, **options: Any) -> HFAnswerer:
         return ANSWERERS.get("hf")(spec[3:], **options)
     if Path(spec).is_dir():
         return ANSWERERS.get("hf")(spec, **options)
-    raise ValueError(f"answering model {spec!r}: expected tiny-idefics3[-seed<k>], hf:<model id or folder> "
+    raise UserError(f"answering model {spec!r}: expected tiny-idefics3[-seed<k>], hf:<model id or folder> "
                      "or an existing model folder")

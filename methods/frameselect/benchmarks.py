@@ -21,15 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from neurips26.corpora.video import lmeval
+from neurips26.corpora.video.records import MissingInputError
 
 from neurips26 import settings
 from neurips26.errors import UserError
 
 from .core import BENCHMARKS
-
-
-class NotBuiltError(UserError, FileNotFoundError):
-    """A benchmark folder that is not built (the message names the build command)."""
 
 
 @dataclass
@@ -52,7 +49,7 @@ def built_folder(name: str, folder: Path | str | None) -> Path:
     """``folder``, else ``<data>/<name>``; it must be built (this never builds: the error names the command)."""
     folder = settings.data_root() / name if folder is None else Path(folder)
     if not (folder / settings.MANIFEST).is_file():
-        raise NotBuiltError(f"{folder}: not a built {name} folder (no manifest.json); "
+        raise MissingInputError(f"{folder}: not a built {name} folder (no manifest.json); "
                             f"build one with: neurips26 build {name} --out {folder}")
     return folder
 
@@ -62,7 +59,7 @@ def _rows(folder: Path, config: str, split: str | None) -> list[dict[str, Any]]:
 
     data = datasets.load_dataset(str(folder), config)
     if split is not None and split not in data:
-        raise ValueError(f"{folder}: config {config!r} has no split {split!r} (has {', '.join(data)})")
+        raise UserError(f"{folder}: config {config!r} has no split {split!r} (has {', '.join(data)})")
     paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
     rows = [dict(row) for name in ([split] if split else list(data)) for row in data[name]]
     return [{**row, "_paths": paths} for row in rows]

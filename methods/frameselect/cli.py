@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from neurips26.errors import UserError
+
 frameselect = typer.Typer(help="FrameSelect: compare frame selectors, replay stored selections, list components.",
                           no_args_is_help=True, add_completion=False)
 console = Console(width=max(Console().width, 132))  # the comparison table is wide
@@ -58,9 +60,9 @@ def _ints(text: str, what: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise ValueError(f"{what} must be comma-separated integers, got {text!r}") from None
+        raise UserError(f"{what} must be comma-separated integers, got {text!r}") from None
     if not values or min(values) < 1:
-        raise ValueError(f"{what} must be integers >= 1, got {text!r}")
+        raise UserError(f"{what} must be integers >= 1, got {text!r}")
     return values
 
 
@@ -185,7 +187,7 @@ def replay(
     budgets: Annotated[str | None, typer.Option(help="Only these stored budgets (comma-separated).")] = None,
 ) -> None:
     """Answer the stored selections with another model (no selector runs) and add its rows to `results`."""
-    from neurips26.methods.frameselect.tables import replay as replay_folder  # lazy: loads torch; CLI start-up
+    from neurips26.methods.frameselect.tables import replay as replay_folder  # lazy: pulls in every selector and pyarrow; CLI start-up
 
     with _bar() as bar:
         task = bar.add_task(f"answering with {model}", total=None)

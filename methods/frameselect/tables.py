@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from neurips26.corpora import RESOURCES
 from neurips26.corpora.video import release
+from neurips26.corpora.video.records import MissingInputError
 
 from neurips26 import __version__, hubfolder, settings
 from neurips26.errors import UserError
@@ -183,7 +184,7 @@ def read_config(folder: Path, config: str) -> pa.Table:
     """All rows of one config of a built folder (its shards in order)."""
     files = sorted((Path(folder) / "data" / config).glob("*.parquet"))
     if not files:
-        raise FileNotFoundError(f"{folder}: no {config} config (data/{config}/*.parquet); "
+        raise MissingInputError(f"{folder}: no {config} config (data/{config}/*.parquet); "
                                 "build it with: neurips26 build frameselect")
     return pa.concat_tables(pq.read_table(f) for f in files)
 

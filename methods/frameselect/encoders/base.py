@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from neurips26.errors import UserError
+
 from ..core import ENCODERS
 
 
@@ -25,7 +27,7 @@ def get_encoder(name: str, **options: Any) -> Encoder:
     known = inspect.signature(factory).parameters
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise ValueError(f"encoder {name!r} takes no option(s) {', '.join(unknown)}; it takes: "
+        raise UserError(f"encoder {name!r} takes no option(s) {', '.join(unknown)}; it takes: "
                          f"{', '.join(known) or 'none'}")
     return factory(**options)
 
