@@ -187,7 +187,7 @@ def replay(
     budgets: Annotated[str | None, typer.Option(help="Only these stored budgets (comma-separated).")] = None,
 ) -> None:
     """Answer the stored selections with another model (no selector runs) and add its rows to `results`."""
-    from neurips26.methods.frameselect.tables import replay as replay_folder  # lazy: pulls in every selector and pyarrow; CLI start-up
+    from neurips26.methods.frameselect.tables import replay as replay_folder  # lazy: every selector; CLI start-up
 
     with _bar() as bar:
         task = bar.add_task(f"answering with {model}", total=None)
