@@ -125,7 +125,7 @@ def access_rows(path: Path, keyint: int, repeats: int) -> list[dict]:
     info = frames.probe(path)
     rows = []
     for n in COUNTS:
-        times = frames.uniform(info, n)
+        times = frames.sample_times(path, n, "uniform")
         video, seek_s = median_time(lambda t=times: seek(path, t), repeats)
         decoded = video.decoded
         _, warm_s = median_time(lambda v=video, t=times: v.frames(times=t), repeats)

@@ -1,26 +1,31 @@
 """Hub-ready dataset builders, one subpackage per released resource.
 
-Each resource subpackage exposes ``build(raw=None, out=..., workers=1, progress=None)``
-returning a report; :data:`RESOURCES` maps the CLI name to that subpackage.
-Adding a resource is one subpackage and one line here.
+Each resource's build function registers itself in :data:`RESOURCES`::
+
+    @RESOURCES.register("tar")
+    def build(raw=None, out=Path("tar"), workers=1, progress=None, *, embed_videos=False) -> Report: ...
+
+Resource-specific options are keyword-only parameters annotated with ``typer.Option``.
+The build modules are imported on the first lookup.
 """
 
 from __future__ import annotations
 
-import importlib
+import sys
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
-RESOURCES: dict[str, str] = {
-    "locus": "neurips26.corpora.locus.build",
-    "tar": "neurips26.corpora.tar.build",
-    "clovr": "neurips26.corpora.clovr.build",
-    "rolebench_unlearn": "neurips26.corpora.rolebench_unlearn.build",
-    "frameselect": "neurips26.corpora.frameselect.build",
-}
+from neurips26.registry import Registry
+
+RESOURCES: Registry[Callable[..., Any]] = Registry("resource", modules=(
+    "neurips26.corpora.tar.build",
+    "neurips26.corpora.clovr.build",
+    "neurips26.methods.frameselect.tables",
+    "neurips26.corpora._undecorated",
+))
 
 
 def builder(name: str) -> ModuleType:
-    """The build module of resource ``name``; ValueError lists the known ones."""
-    if name not in RESOURCES:
-        raise ValueError(f"unknown resource {name!r}; known: {', '.join(sorted(RESOURCES))}")
-    return importlib.import_module(RESOURCES[name])
+    """The module of resource ``name``'s build function (its ``build`` is the function)."""
+    return sys.modules[RESOURCES.get(name).__module__]

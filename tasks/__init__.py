@@ -14,6 +14,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from neurips26 import settings
+from neurips26.errors import UserError
+
 TASKS_DIR = Path(__file__).resolve().parent
 
 
@@ -41,3 +44,43 @@ def dataset_folder(resource: str) -> Path:
 
         builder(resource).build(out=folder)
     return folder
+
+
+def built_folder(resource: str) -> Path:
+    """The built folder of ``resource`` under :func:`neurips26.settings.data_root`; never builds.
+
+    A missing folder raises :class:`~neurips26.errors.UserError` naming the one command to run.
+    """
+    folder = settings.data_root() / resource
+    if not (folder / settings.MANIFEST).is_file():
+        raise UserError(f"{folder}: no built {resource} folder; run `neurips26 build {resource} --out {folder}` "
+                        "(or point NEURIPS26_DATA at the folder holding it)")
+    return folder
+
+
+def load_config(resource: str, config: str, metadata: dict | None = None):
+    """Config ``config`` of the built folder of ``resource`` as a ``DatasetDict``; never builds.
+
+    Records what was read in ``metadata["data"]`` (``resource``, ``config``, builder ``version``,
+    ``manifest_sha256``, ``demo``), in place when the task's metadata holds a ``data`` mapping
+    (lm-eval passes the task metadata's values as keyword arguments, so a nested mapping is the
+    task config's own and lands in the results file).
+    """
+    import hashlib
+    import json
+
+    import datasets  # third-party, slow to import: only when a task loads its data
+
+    folder = built_folder(resource)
+    raw = (folder / settings.MANIFEST).read_bytes()
+    manifest = json.loads(raw)
+    record = {"resource": resource, "config": config, "version": manifest.get("builder", {}).get("version"),
+              "manifest_sha256": hashlib.sha256(raw).hexdigest(), "demo": bool(manifest.get("demo", False))}
+    if metadata is not None:
+        data = metadata.get("data")
+        if isinstance(data, dict):
+            data.clear()
+            data.update(record)
+        else:
+            metadata["data"] = record
+    return datasets.load_dataset(str(folder), config)

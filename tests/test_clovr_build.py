@@ -112,11 +112,10 @@ def test_level_names(value: object, name: str) -> None:
     assert level(value) == name
 
 
-def test_cli_build_when_registered(clovr_raw: Path, tmp_path: Path) -> None:
+def test_cli_build_of_the_registered_resource(clovr_raw: Path, tmp_path: Path) -> None:
     from neurips26.corpora import RESOURCES
 
-    if "clovr" not in RESOURCES:
-        pytest.skip("clovr is not registered in neurips26.corpora.RESOURCES yet")
+    assert RESOURCES.get("clovr") is clovr.build
     from typer.testing import CliRunner
 
     from neurips26.cli import app

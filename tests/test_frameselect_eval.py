@@ -146,3 +146,28 @@ def test_cli_run_prints_the_table_and_writes_the_plot(data: Path, tmp_path: Path
     assert ran >= {("uniform", 2), ("uniform", 8), ("random", 8), ("framerouter", 2), ("framerouter", 8)}
     bad = CliRunner().invoke(app, ["frameselect", "run", "--benchmark", "clovr", "--budgets", "8,x"])
     assert bad.exit_code == 2 and "--budgets must be comma-separated integers, got '8,x'" in bad.output
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_cli_run_prints_rows_as_json_or_csv(data: Path, tmp_path: Path, fmt: str) -> None:
+    import csv
+    import io
+
+    from typer.testing import CliRunner
+
+    from neurips26.cli import app
+
+    png = tmp_path / "cmp.png"
+    result = CliRunner().invoke(app, ["frameselect", "run", "--benchmark", "clovr", "--selectors", "uniform,random",
+                                      "--budgets", "2", "--data", str(data), "--format", fmt, "--plot", str(png)])
+    assert result.exit_code == 0, result.output
+    rows = (json.loads(result.stdout) if fmt == "json"
+            else [{**r, "budget": int(r["budget"])} for r in csv.DictReader(io.StringIO(result.stdout))])
+    assert "selection-level metrics" not in result.stdout  # no table: only the rows
+    ran = {(r["selector"], r["budget"]) for r in rows if r["metric"] == "recall"}
+    assert ran == {("uniform", 2), ("random", 2)} and png.is_file()
+    if fmt == "csv":
+        assert list(rows[0]) == ["benchmark", "selector", "evaluator", "budget", "answering_model", "metric", "value",
+                                 "n"]
+    bad = CliRunner().invoke(app, ["frameselect", "run", "--format", "xml"])
+    assert bad.exit_code == 2

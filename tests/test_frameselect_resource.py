@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("av")
 
-from neurips26.corpora.frameselect import build as frameselect  # noqa: E402
+from neurips26.methods.frameselect import tables as frameselect  # noqa: E402
 
 SELECTORS = ["uniform", "kcenter", "framerouter"]
 BUDGETS = [2, 6]
@@ -67,6 +67,12 @@ def test_build_writes_every_selection_and_loads(built: Path) -> None:
     manifest = json.loads((built / "manifest.json").read_text())
     assert manifest["builder"]["parameters"]["selectors"] == SELECTORS
     assert set(manifest["inputs"]["sha256"]) == {"tar/manifest.json", "clovr/manifest.json"}
+    assert manifest["demo"] is False  # its benchmark folders were built from given releases
+    assert manifest["builder"]["name"] == frameselect.BUILDER_NAME == "neurips26.methods.frameselect.tables"
+    from neurips26.corpora import RESOURCES
+
+    assert RESOURCES.get("frameselect") is frameselect.build
+    assert RESOURCES.info("frameselect")["requires"] == ("tar", "clovr")
     card = (built / "README.md").read_text()
     assert "config_name: selections" in card and f"{len(selections)} selections" in card
 

@@ -330,3 +330,17 @@ def test_timeline_puts_each_video_after_the_previous_one() -> None:
     np.testing.assert_allclose(guessed.timeline, [0, 1, 2, 3, 4])  # one candidate step after the last
     with pytest.raises(ValueError, match="2 videos"):
         Pool(times=times, duration=5.0, video_ids=["a", "b"], video_index=index, video_durations=[1.0])
+
+
+def test_registries_are_documented_and_check_needs() -> None:
+    from neurips26.methods.frameselect import ANSWERERS, BENCHMARKS, ENCODERS, EVALUATORS
+    from neurips26.methods.video_metrics import EVALUATORS as VIDEO_EVALUATORS
+
+    for registry in (SELECTORS, ENCODERS, EVALUATORS, BENCHMARKS, ANSWERERS, VIDEO_EVALUATORS):
+        assert len(registry) > 0
+        for name, component in registry.items():
+            assert (component.__doc__ or "").strip(), f"{registry.kind} {name} has no docstring"
+    with pytest.raises(ValueError, match="unknown needs \\['colour'\\]"):
+        SELECTORS.register("paint", needs=("colour",))
+    with pytest.raises(ValueError, match="registered twice"):
+        SELECTORS.register("uniform")(lambda pool, budget, rng: None)

@@ -15,6 +15,7 @@ from neurips26.corpora.tar import build as tar  # noqa: E402
 from neurips26.corpora.tar.tasktypes import TASK_TYPES  # noqa: E402
 from neurips26.corpora.video import fields  # noqa: E402
 
+from neurips26.errors import UserError  # noqa: E402
 from neurips26.hubfolder import sha256_file  # noqa: E402
 from neurips26.sql import run_query  # noqa: E402
 
@@ -205,10 +206,14 @@ def test_default_build_uses_the_generator(tmp_path: Path, monkeypatch: pytest.Mo
     shutil.copytree(tar_raw, tmp_path / "cache" / "generated" / tar_raw.name)  # as if generated before
     report = tar.build(out=tmp_path / "tar")
     assert report.items_built == 72
+    assert json.loads((tmp_path / "tar" / "manifest.json").read_text())["demo"] is True  # the generator's default
+    tar.build(raw=tar_raw, out=tmp_path / "tar-raw")
+    assert json.loads((tmp_path / "tar-raw" / "manifest.json").read_text())["demo"] is False
     with pytest.raises(FileExistsError):
         (tmp_path / "mine").mkdir()
         (tmp_path / "mine" / "notes.txt").write_text("x")
         tar.build(out=tmp_path / "mine")
+    assert issubclass(tar.BuildError, UserError) and issubclass(fields.ItemError, UserError)
     with pytest.raises(tar.BuildError, match="no annotations"):
         (tmp_path / "empty").mkdir()
         tar.build(raw=tmp_path / "empty", out=tmp_path / "out2")
@@ -236,11 +241,18 @@ def test_bad_answers(answer: object) -> None:
         fields.choice(answer, ["Yes", "No"])
 
 
-def test_cli_build_when_registered(tar_raw: Path, tmp_path: Path) -> None:
-    from neurips26.corpora import RESOURCES
+def test_cli_build_of_the_registered_resource(tar_raw: Path, tmp_path: Path) -> None:
+    import inspect
+    import typing
 
-    if "tar" not in RESOURCES:
-        pytest.skip("tar is not registered in neurips26.corpora.RESOURCES yet")
+    import typer
+    from neurips26.corpora import RESOURCES, builder
+
+    assert RESOURCES.get("tar") is tar.build and builder("tar") is tar
+    option = inspect.signature(tar.build).parameters["embed_videos"]
+    assert option.kind is inspect.Parameter.KEYWORD_ONLY and option.default is False
+    hints = typing.get_type_hints(tar.build, include_extras=True)["embed_videos"]
+    assert any(isinstance(m, typer.models.OptionInfo) for m in hints.__metadata__)
     from typer.testing import CliRunner
 
     from neurips26.cli import app

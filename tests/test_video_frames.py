@@ -11,6 +11,8 @@ av = pytest.importorskip("av")
 
 from neurips26.corpora.video import frames  # noqa: E402
 
+from neurips26.errors import UnknownNameError  # noqa: E402
+
 N, FPS, GOP = 100, 10, 20
 W, H = 64, 32
 
@@ -110,24 +112,30 @@ def test_open_video_reuses_one_instance(counter: Path) -> None:
     assert frames.open_video(counter) is not a
 
 
-def test_sampling_policies(counter: Path) -> None:
-    assert frames.sample_times(counter, 4, "uniform") == pytest.approx([1.25, 3.75, 6.25, 8.75])
-    assert frames.sample_times(counter, 32, "fps") == pytest.approx([float(k) for k in range(10)])  # 1 fps
+def test_sampling_policies_are_selectors(counter: Path) -> None:
+    # uniform: the frame at the centre of each of n equal segments (times are those of the frames served)
+    assert frames.sample_times(counter, 4, "uniform") == pytest.approx([1.2, 3.7, 6.2, 8.7])
+    # fps: one frame per 1/rate s, thinned evenly to n (first and last kept); too few and the rate is n / duration
     assert frames.sample_times(counter, 4, "fps", rate=2.0) == pytest.approx([0.0, 3.0, 6.5, 9.5])
+    assert frames.sample_times(counter, 5, "fps", rate=0.5) == pytest.approx([0.0, 2.0, 4.0, 6.0, 8.0])
+    assert frames.sample_times(counter, 20, "fps", rate=1.0) == pytest.approx([k / 2 for k in range(20)])
+    assert len(frames.sample_times(counter, 500, "uniform")) == N  # no more frames than the video has
     s = frames.sample(counter, 4, "uniform")
     assert s.indices == [12, 37, 62, 87] and [read_counter(x) for x in s.frames] == s.indices
-    assert s.frame_times == pytest.approx([1.2, 3.7, 6.2, 8.7])
-    with pytest.raises(ValueError, match="unknown sampling policy"):
+    assert s.frame_times == pytest.approx([1.2, 3.7, 6.2, 8.7]) and s.times == s.frame_times
+    with pytest.raises(UnknownNameError, match="unknown selector 'keyframes'.*uniform") as caught:
         frames.sample(counter, 4, "keyframes")
+    assert isinstance(caught.value, ValueError)
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        frames.sample_times(counter, 0)
 
-    @frames.register_policy("first")
-    def first(info: frames.VideoInfo, n: int) -> list[float]:
-        return [0.0] * n
-
-    try:
-        assert frames.sample(counter, 2, "first").indices == [0, 0]
-    finally:
-        del frames.POLICIES["first"]
+    # any query-free selector is a policy, with its options and seed
+    random = frames.sample(counter, 6, "random", seed=3)
+    assert len(set(random.indices)) == 6 and random.indices == sorted(random.indices)
+    assert [read_counter(x) for x in random.frames] == random.indices
+    assert frames.sample(counter, 6, "random", seed=3).indices == random.indices
+    with pytest.raises(ValueError, match="needs pool field"):
+        frames.sample(counter, 4, "topk")  # a query-aware selector has no features to work on here
 
 
 def test_broken_files_raise(tmp_path: Path, counter: Path) -> None:

@@ -15,6 +15,8 @@ from neurips26.corpora.clovr import build as clovr_build  # noqa: E402
 from neurips26.corpora.clovr import generate as clovr_gen  # noqa: E402
 from neurips26.corpora.tar import build as tar_build  # noqa: E402
 from neurips26.corpora.tar import generate as tar_gen  # noqa: E402
+from neurips26.corpora.tar import narration  # noqa: E402
+from neurips26.corpora.tar import scenarios as scenarios_module  # noqa: E402
 from neurips26.corpora.tar.tasktypes import TASK_TYPES  # noqa: E402
 from neurips26.corpora.video import frames  # noqa: E402
 from neurips26.corpora.video.scene import COLOURS, Entity, Scene  # noqa: E402
@@ -86,7 +88,7 @@ def test_tar_answers_follow_from_the_scripts(tar_raw: Path) -> None:
         assert items[f"{scene.video_id}_bcq_0"]["answer"] == ("B" if anomaly is None else "A")
         mcq = items[f"{scene.video_id}_mcq_0"]
         chosen = mcq["options"]["ABCD".index(mcq["answer"])]
-        assert chosen.split(". ", 1)[1].lower() == tar_gen.LABELS[scenario].lower()
+        assert chosen.split(". ", 1)[1].lower() == narration.LABELS[scenario].lower()
         span = items[f"{scene.video_id}_temporal_localization_0"]["timestamps"]
         event = anomaly or scene.events[0]
         assert span == [event.start, event.end]
@@ -94,7 +96,7 @@ def test_tar_answers_follow_from_the_scripts(tar_raw: Path) -> None:
             assert abs(t * scene.fps - round(t * scene.fps)) < 1e-6
         if anomaly is not None:
             check_pixels(tar_raw / "videos" / f"{scene.video_id}.mp4", scene, anomaly.entities[0], anomaly.start)
-    assert scenarios == set(tar_gen.SCENARIOS)
+    assert scenarios == set(scenarios_module.SCENARIOS) == set(scenarios_module.SCRIPTS.names())
 
 
 def check_pixels(video: Path, scene: Scene, entity_id: str, t: float) -> None:

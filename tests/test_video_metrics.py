@@ -134,5 +134,5 @@ def test_evaluators_load_by_path_and_agree_with_the_functions(monkeypatch: pytes
     got = load("clovr_score").compute(predictions=["A", "B"], references=["A", "C"], levels=["L1", "L2"],
                                       tasks=["t", "u"], subtasks=["s", "v"])
     assert got["accuracy"] == 0.5 and got["level/L1"] == 1.0
-    with pytest.raises(ValueError, match="unknown evaluator"):
+    with pytest.raises(ValueError, match="unknown video evaluator 'bleu'"):
         evaluator_path("bleu")

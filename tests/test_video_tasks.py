@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -62,10 +63,21 @@ def test_lm_eval_cli_runs_the_video_group(data_root: Path, vlm: Path, tmp_path: 
     for task in TAR_TASKS + CLOVR_TASKS:
         assert results["n-samples"][task]["effective"] == 1
         assert results["configs"][task]["metadata"]["num_frames"] == 4  # the frame budget, recorded
-        assert results["configs"][task]["metadata"]["frame_policy"] == "uniform"
+        metadata = results["configs"][task]["metadata"]
+        assert metadata["selector"] == "uniform" and metadata["version"] == 2.0
+        resource = task.split("_")[0]
+        manifest = data_root / resource / "manifest.json"
+        assert metadata["data"] == {"resource": resource, "config": "annotations" if resource == "tar" else "questions",
+                                    "version": "1.0.0", "demo": False,  # built with --raw
+                                    "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest()}
+        protocol = metadata["protocol"]
+        assert protocol["split"] == "test" and protocol["chat_template"] is True
+        assert f"{protocol['metric']},none" in results["results"][task]
+        assert protocol["task_metadata"] == {"num_frames": 8, "selector": "uniform", "selections": None}
         values = [v for k, v in results["results"][task].items() if "," in k and "_stderr" not in k]
         assert values and all(0.0 <= v <= 1.0 for v in values)
-    assert "score,none" in results["results"]["tar"] and "acc,none" in results["results"]["clovr"]
+    # TAR's tasks have unlike metrics, so its group has no aggregate; CLoVR's all score accuracy
+    assert not any("," in k for k in results["results"]["tar"]) and "acc,none" in results["results"]["clovr"]
     assert set(results["results"]["tar_temporal_localization"]) >= {"miou,none", "recall@0.5,none", "score,none"}
     sample = json.loads(next(out.rglob("samples_tar_mcq_2*.jsonl")).read_text().splitlines()[0])
     prompt = sample["arguments"]["gen_args_0"]["arg_0"]
@@ -138,3 +150,99 @@ def test_embedded_videos_are_served_from_the_cache(tmp_path_factory: pytest.Temp
     doc = tar_utils.load_tar("bcq", num_frames=2)["test"][0]
     assert doc["video_path"].startswith(str(tmp_path / "cache" / "videos"))
     assert len(tar_utils.doc_to_image(doc)) == 2
+
+
+def task_yamls() -> dict[str, dict]:
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+    out = {}
+    for folder in ("tar", "clovr"):
+        template = yaml.load((TASKS_DIR / folder / "_template_yaml").read_text(), Loader)
+        out[f"{folder}/_template_yaml"] = template
+        for path in sorted((TASKS_DIR / folder).glob(f"{folder}_*.yaml")):
+            out[path.stem] = {**template, **yaml.load(path.read_text(), Loader)}  # lm-eval's include: top-level keys
+    return out
+
+
+def test_every_video_task_states_its_protocol() -> None:
+    configs = task_yamls()
+    assert set(TAR_TASKS + CLOVR_TASKS) <= set(configs)
+    for name, config in configs.items():
+        metadata = config["metadata"]
+        protocol = metadata["protocol"]
+        assert metadata["version"] == 2.0 and metadata["data"] == {}, name
+        assert protocol["split"] == config["test_split"] == "test" and protocol["num_fewshot"] == 0, name
+        assert protocol["fewshot_split"] is None and protocol["chat_template"] is True, name
+        assert protocol["range"] == [0, 1] and protocol["higher_is_better"] is True, name
+        assert protocol["task_metadata"] == {"num_frames": metadata["num_frames"], "selector": metadata["selector"],
+                                             "selections": None}, name
+        generation = {**config["generation_kwargs"], "until": list(config["generation_kwargs"]["until"])}
+        assert protocol["generation"] == generation, name
+        if name.endswith("_template_yaml"):
+            continue
+        metrics = {m["metric"] for m in config["metric_list"]}
+        assert protocol["metric"] in metrics, name
+        choice = name.startswith("clovr") or name in ("tar_bcq", "tar_mcq")
+        # multiple choice ranks against the majority class; open-ended answers against an empty answer (0)
+        assert protocol["baseline"] == ("majority" if choice else 0), name
+    assert configs["tar_temporal_localization"]["metadata"]["protocol"]["metric"] == "miou"
+    assert configs["tar_open_qa"]["metadata"]["protocol"]["metric"] == "rougeL"
+
+
+def test_groups_average_only_like_metrics() -> None:
+    import yaml
+
+    tar_group = yaml.safe_load((TASKS_DIR / "tar" / "_tar.yaml").read_text())
+    clovr_group = yaml.safe_load((TASKS_DIR / "clovr" / "_clovr.yaml").read_text())
+    video_group = yaml.safe_load((TASKS_DIR / "_neurips26_video.yaml").read_text())
+    assert "aggregate_metric_list" not in tar_group and "aggregate_metric_list" not in video_group
+    assert [m["metric"] for m in clovr_group["aggregate_metric_list"]] == ["acc"]
+
+
+def test_loaders_read_built_folders_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neurips26.errors import UserError
+
+    monkeypatch.setenv("NEURIPS26_DATA", str(tmp_path / "empty"))
+    monkeypatch.setenv("NEURIPS26_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(UserError, match="run `neurips26 build tar"):
+        utils("tar").load_tar("mcq")
+    with pytest.raises(UserError, match="run `neurips26 build clovr"):
+        utils("clovr").load_clovr("Integrated Reasoning")
+    assert not (tmp_path / "empty").exists() and not (tmp_path / "cache").exists()  # nothing was built
+
+
+def test_loaders_record_the_data_they_read(data_root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("NEURIPS26_DATA", str(data_root))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    data: dict = {}
+    utils("clovr").load_clovr("Integrated Reasoning", num_frames=2, data=data, version=2.0)
+    manifest = (data_root / "clovr" / "manifest.json").read_bytes()
+    assert data == {"resource": "clovr", "config": "questions", "version": "1.0.0", "demo": False,
+                    "manifest_sha256": hashlib.sha256(manifest).hexdigest()}  # built with --raw: not the demo
+    assert json.loads(manifest)["demo"] is False
+
+
+def test_constant_and_empty_answers_score_at_most_the_baseline(data_root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    monkeypatch.setenv("NEURIPS26_DATA", str(data_root))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    tar_utils, clovr_utils = utils("tar"), utils("clovr")
+    configs = task_yamls()
+    for task in TAR_TASKS + CLOVR_TASKS:
+        protocol = configs[task]["metadata"]["protocol"]
+        module = tar_utils if task.startswith("tar") else clovr_utils
+        kwargs = configs[task]["dataset_kwargs"]
+        docs = list((module.load_tar if module is tar_utils else module.load_clovr)(num_frames=1, **kwargs)["test"])
+        metric = protocol["metric"]
+        if protocol["baseline"] == "majority":
+            golds = [d["answer"] for d in docs]
+            majority = max(golds.count(g) for g in set(golds)) / len(golds)
+            for letter in "ABCD":  # a constant answerer
+                score = sum(module.process_results(d, [letter])[metric] for d in docs) / len(docs)
+                assert score <= majority + 1e-9, (task, letter)
+        else:  # open-ended: an empty answer scores the baseline exactly
+            assert all(module.process_results(d, [""])[metric] == protocol["baseline"] for d in docs), task

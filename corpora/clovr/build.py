@@ -32,11 +32,13 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pyarrow as pa
-from neurips26.corpora.video import fields, ingest
-from neurips26.corpora.video.ingest import BuildError, BuildReport, FileReport
+import typer
+from neurips26.corpora import RESOURCES
+from neurips26.corpora.video import fields, ingest, release
+from neurips26.corpora.video.records import BuildError, BuildReport, FileReport
 
 from neurips26 import __version__, hubfolder
 from neurips26.hubfolder import column
@@ -208,9 +210,13 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
     return rows
 
 
+@RESOURCES.register("clovr")
 def build(raw: Path | None = None, out: Path = Path("clovr"), workers: int = 1,
-          progress: Callable[[int, int], None] | None = None, embed_videos: bool = False) -> BuildReport:
+          progress: Callable[[int, int], None] | None = None, *,
+          embed_videos: Annotated[bool, typer.Option(
+              "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
     """Build the CLoVR-Bench folder at ``out`` from ``raw`` (default: the generator's release)."""
+    demo = raw is None  # the generator's default release
     raw = Path(raw).resolve() if raw else default_raw()
     if not raw.is_dir():
         raise BuildError(f"{raw}: raw folder not found")
@@ -244,8 +250,8 @@ def build(raw: Path | None = None, out: Path = Path("clovr"), workers: int = 1,
     ingest.account(report, checks, found, stray, raw, files, errors, sum_files)
     questions = hubfolder.ConfigSpec("questions", QUESTIONS, "One row per question, with its videos, taxonomy "
                                      "labels, options, answer and evidence spans.", default=True)
-    ingest.write_release(out, questions, kept, lambda r: r["video_ids"], checks, raw, embed_videos, report, files,
-                         errors, META, lambda configs: render_card(report, kept, configs),
-                         {"name": "neurips26.corpora.clovr", "version": BUILDER_VERSION,
-                          "package_version": __version__})
+    release.write_release(out, questions, kept, lambda r: r["video_ids"], checks, raw, embed_videos, report, files,
+                          errors, META, lambda configs: render_card(report, kept, configs),
+                          {"name": "neurips26.corpora.clovr", "version": BUILDER_VERSION,
+                           "package_version": __version__}, demo)
     return report

@@ -32,11 +32,13 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pyarrow as pa
-from neurips26.corpora.video import fields, ingest
-from neurips26.corpora.video.ingest import BuildError, BuildReport, FileReport
+import typer
+from neurips26.corpora import RESOURCES
+from neurips26.corpora.video import fields, ingest, release
+from neurips26.corpora.video.records import BuildError, BuildReport, FileReport
 
 from neurips26 import __version__, hubfolder
 from neurips26.hubfolder import column
@@ -198,9 +200,13 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
     return rows
 
 
+@RESOURCES.register("tar")
 def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
-          progress: Callable[[int, int], None] | None = None, embed_videos: bool = False) -> BuildReport:
+          progress: Callable[[int, int], None] | None = None, *,
+          embed_videos: Annotated[bool, typer.Option(
+              "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
     """Build the TAR folder at ``out`` from ``raw`` (default: the generator's release, see :func:`default_raw`)."""
+    demo = raw is None  # the generator's default release
     raw = Path(raw).resolve() if raw else default_raw()
     if not raw.is_dir():
         raise BuildError(f"{raw}: raw folder not found")
@@ -239,7 +245,8 @@ def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
     kept.sort(key=lambda r: (order[r["task_type"]], r["source_file"]))  # stable: file order within a task type
     annotations = hubfolder.ConfigSpec("annotations", ANNOTATIONS, "One row per annotation (question, answer, "
                                        "reasoning trace), splits train and test.", default=True)
-    ingest.write_release(out, annotations, kept, lambda r: [r["video_id"]], checks, raw, embed_videos, report, files,
-                         errors, META, lambda configs: render_card(report, kept, configs),
-                         {"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__})
+    release.write_release(out, annotations, kept, lambda r: [r["video_id"]], checks, raw, embed_videos, report, files,
+                          errors, META, lambda configs: render_card(report, kept, configs),
+                          {"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__},
+                          demo)
     return report

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .tasktypes import TASK_TYPES
 
 if TYPE_CHECKING:
-    from neurips26.corpora.video.ingest import BuildReport
+    from neurips26.corpora.video.records import BuildReport
 
     from neurips26.hubfolder import ConfigSpec
 

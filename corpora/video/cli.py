@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from neurips26.errors import UserError
+
 GENERATORS = {"tar": "neurips26.corpora.tar.generate", "clovr": "neurips26.corpora.clovr.generate"}
 OUTPUTS = ("annotations", "videos", "scenes", "SHA256SUMS")
 
@@ -47,12 +49,12 @@ def generate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if resource not in GENERATORS:
-        raise ValueError(f"unknown video resource {resource!r}; known: {', '.join(GENERATORS)}")
+        raise UserError(f"unknown video resource {resource!r}; known: {', '.join(GENERATORS)}")
     options = {"tar": {"n_videos": videos, "test_videos": test_videos},
                "clovr": {"n_sets": sets, "videos_per_set": videos_per_set}}
     wrong = [name for other, opts in options.items() if other != resource for name, v in opts.items() if v is not None]
     if wrong:
-        raise ValueError(f"option(s) {', '.join(wrong)} do not apply to {resource}")
+        raise UserError(f"option(s) {', '.join(wrong)} do not apply to {resource}")
     kwargs = {k: v for k, v in options[resource].items() if v is not None}
     if duration is not None:
         kwargs["duration"] = duration

@@ -16,13 +16,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from neurips26.errors import UserError
+
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _PREFIX = re.compile(r"^\s*\(?([A-Z])\s*[).:]\s*(.*)$", re.S)
 _NUMBER = r"(\d+(?::\d+){0,2}(?:\.\d+)?)"
 _SPAN = re.compile(_NUMBER + r"\s*(?:s|sec|seconds)?\s*(?:-|–|to|,)\s*" + _NUMBER)
 
 
-class ItemError(ValueError):
+class ItemError(UserError):
     """An annotation item is malformed (the message says how)."""
 
 

@@ -1,231 +1,33 @@
-"""Frame access: the frames of a video at given times or indices, fast.
+"""Frame access: the frames of a video at given times or indices, fast, and frame sampling.
 
-A :class:`Video` demuxes its packets once (no decoding) to learn the exact
-presentation time of every frame and where the keyframes are. A request for
-frames is then served in time order: for each target frame it seeks to the
-keyframe before it and decodes forward, unless the decoder is already inside
-that keyframe's neighbourhood before the target, in which case it just keeps
-decoding. Frames are cached as decoded YUV in two LRU caches bounded in bytes:
-the frames asked for, and every frame decoded on the way (the keyframe
-neighbourhoods), so questions that ask for the same or nearby frames of one
-video decode them once, and a long decode cannot push out the frames served.
-
-The frame "at time t" is the one on screen at t: the last frame whose
-presentation time (counted from the first frame) is <= t.
+Decoding and caching live in :mod:`.decoder` (a :class:`Video` per file, seek +
+decode forward, byte-bounded caches); this module keeps recently used videos open
+and picks frames with the selectors of :mod:`.selection`:
 
     >>> video = open_video("videos/tar_gen_000.mp4")
     >>> video.frames(times=[0.5, 2.0])          # list of HxWx3 uint8 arrays
     >>> sample(video, 8, "uniform", as_="pil")  # Sample(times, indices, frames)
 
-Sampling policies live in :data:`POLICIES` (``uniform``, ``fps``); frame
-selectors register more with :func:`register_policy`.
+A sampling policy is a selector (``uniform``, ``fps`` or any query-free one of
+:data:`~neurips26.corpora.video.selection.SELECTORS`) run on a pool of every frame of the video.
 """
 
 from __future__ import annotations
 
-import bisect
-import io
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-Source = str | Path | bytes
-Format = Literal["array", "pil"]
-CACHE_BYTES = 256 * 2**20  # decoded neighbourhood frames kept per open video
-SERVED_BYTES = 64 * 2**20  # frames asked for, kept apart so long decodes do not evict them
+from neurips26.errors import UserError
+
+from .decoder import Format, Source, Video, VideoInfo
+from .selection import Pool, select
+
 OPEN_VIDEOS = 16  # videos kept open by open_video()
-
-
-def _av():
-    try:
-        import av
-    except ImportError:  # pragma: no cover - the video extra is missing
-        raise ImportError("video support needs PyAV: pip install 'neurips26[video]'") from None
-    return av
-
-
-@dataclass(frozen=True)
-class VideoInfo:
-    """What a video is: exact frame count and duration from its packets."""
-
-    n_frames: int
-    fps: float
-    duration: float  # seconds, from the first frame's start to the last frame's end
-    width: int
-    height: int
-    codec: str
-    n_keyframes: int
-
-
-class FrameCache:
-    """Decoded frames by pts; the least recently used go first when over ``limit`` bytes (YUV 4:2:0 size)."""
-
-    def __init__(self, limit: int) -> None:
-        self.frames: OrderedDict[int, Any] = OrderedDict()
-        self.limit, self.bytes = limit, 0
-
-    def get(self, pts: int) -> Any | None:
-        frame = self.frames.get(pts)
-        if frame is not None:
-            self.frames.move_to_end(pts)
-        return frame
-
-    def put(self, pts: int, frame: Any) -> None:
-        if pts in self.frames:
-            self.frames.move_to_end(pts)
-            return
-        self.frames[pts] = frame
-        self.bytes += frame.width * frame.height * 3 // 2
-        while self.bytes > self.limit and self.frames:
-            _, old = self.frames.popitem(last=False)
-            self.bytes -= old.width * old.height * 3 // 2
-
-    def clear(self) -> None:
-        self.frames.clear()
-        self.bytes = 0
-
-    def __len__(self) -> int:
-        return len(self.frames)
-
-
-class Video:
-    """One open video with a keyframe index and caches of decoded frames."""
-
-    def __init__(self, source: Source, cache_bytes: int = CACHE_BYTES, served_bytes: int = SERVED_BYTES) -> None:
-        av = _av()
-        self.source = source
-        self._container = av.open(io.BytesIO(source) if isinstance(source, bytes) else str(source))
-        if not self._container.streams.video:
-            self._container.close()
-            raise ValueError(f"{source if not isinstance(source, bytes) else '<bytes>'}: no video stream")
-        self._stream = self._container.streams.video[0]
-        self._stream.thread_type = "AUTO"
-        self._cache = FrameCache(cache_bytes)  # every frame decoded on the way
-        self._served = FrameCache(served_bytes)  # the frames asked for
-        self._decoder: Iterator[Any] | None = None
-        self._position: int | None = None  # pts of the last frame the live decoder produced
-        self.decoded = 0  # frames decoded so far (for benchmarks and tests)
-        self._index()
-
-    def _index(self) -> None:
-        """Presentation times of all frames and of the keyframes, from the packets alone."""
-        pts, keys = [], []
-        for packet in self._container.demux(self._stream):
-            if packet.pts is None:
-                continue
-            pts.append(packet.pts)
-            if packet.is_keyframe:
-                keys.append(packet.pts)
-        if not pts:
-            raise ValueError("video stream has no frames")
-        self._pts = sorted(pts)
-        self._keys = sorted(keys) or self._pts[:1]
-        self._time_base = self._stream.time_base or Fraction(1, 1)
-        start = self._pts[0]
-        self._times = [float((p - start) * self._time_base) for p in self._pts]
-        steps = np.diff(self._pts)
-        step = float(np.median(steps)) if len(steps) else 0.0
-        rate = self._stream.average_rate
-        fps = float(rate) if rate else (1.0 / float(step * self._time_base) if step else 0.0)
-        ctx = self._stream.codec_context
-        self.info = VideoInfo(
-            n_frames=len(self._pts), fps=fps,
-            duration=self._times[-1] + (float(step * self._time_base) if step else (1 / fps if fps else 0.0)),
-            width=ctx.width, height=ctx.height, codec=ctx.name, n_keyframes=len(self._keys),
-        )
-
-    # -- positions ---------------------------------------------------------------------------------------
-    def index_at(self, t: float) -> int:
-        """Index of the frame on screen at ``t`` seconds (clamped to the video)."""
-        return min(max(bisect.bisect_right(self._times, t + 1e-6) - 1, 0), len(self._times) - 1)
-
-    def time_of(self, index: int) -> float:
-        """Presentation time of frame ``index`` in seconds from the first frame."""
-        return self._times[index]
-
-    # -- frames ------------------------------------------------------------------------------------------
-    def frames(self, *, times: Sequence[float] | None = None, indices: Sequence[int] | None = None,
-               as_: Format = "array", size: tuple[int, int] | None = None) -> list[Any]:
-        """Frames at ``times`` (seconds) or ``indices``, in the order asked, as arrays or PIL images.
-
-        ``size`` = (width, height) rescales them.
-        """
-        if (times is None) == (indices is None):
-            raise ValueError("give exactly one of times= or indices=")
-        if times is not None:
-            indices = [self.index_at(float(t)) for t in times]
-        n = self.info.n_frames
-        for i in indices:
-            if not 0 <= i < n:
-                raise IndexError(f"frame index {i} out of range (video has {n} frames)")
-        decoded = self._decode([self._pts[i] for i in indices])
-        return [_convert(decoded[self._pts[i]], as_, size) for i in indices]
-
-    def _decode(self, targets: list[int]) -> dict[int, Any]:
-        out: dict[int, Any] = {}
-        for target in sorted(set(targets)):
-            frame = self._served.get(target)
-            if frame is None:
-                frame = self._cache.get(target)
-            if frame is None:
-                key = self._keys[max(bisect.bisect_right(self._keys, target) - 1, 0)]
-                if self._decoder is None or self._position is None or not key <= self._position < target:
-                    self._container.seek(key, stream=self._stream, backward=True, any_frame=False)
-                    self._decoder, self._position = self._container.decode(self._stream), None
-                frame = self._decode_until(target)
-            self._served.put(target, frame)
-            out[target] = frame
-        return out
-
-    def _decode_until(self, target: int) -> Any:
-        last = None
-        for frame in self._decoder:
-            self.decoded += 1
-            if frame.pts is None:
-                continue
-            self._position = frame.pts
-            self._cache.put(frame.pts, frame)
-            last = frame
-            if frame.pts >= target:
-                return frame
-        self._decoder = None  # end of stream: the target was the last frame or is missing
-        if last is None:
-            raise ValueError(f"could not decode the frame at pts {target}")
-        return last
-
-    def iter_frames(self, as_: Format = "array", size: tuple[int, int] | None = None) -> Iterator[Any]:
-        """Every frame, decoded in order (the baseline that seeking is measured against)."""
-        self._container.seek(self._keys[0], stream=self._stream, backward=True)
-        self._decoder, self._position = None, None
-        for frame in self._container.decode(self._stream):
-            self.decoded += 1
-            yield _convert(frame, as_, size)
-
-    def close(self) -> None:
-        self._cache.clear()
-        self._served.clear()
-        self._container.close()
-
-    def __enter__(self) -> Video:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _convert(frame: Any, as_: Format, size: tuple[int, int] | None) -> Any:
-    kwargs = {"width": size[0], "height": size[1]} if size else {}
-    if as_ == "pil":
-        return frame.to_image(**kwargs)
-    if as_ == "array":
-        return frame.to_ndarray(format="rgb24", **kwargs)
-    raise ValueError(f"as_ must be 'array' or 'pil', not {as_!r}")
-
 
 _OPEN: OrderedDict[str, Video] = OrderedDict()
 
@@ -266,39 +68,10 @@ def frames(source: Source | Video, *, times: Sequence[float] | None = None, indi
     return open_video(source).frames(times=times, indices=indices, as_=as_, size=size)
 
 
-# -- sampling policies ---------------------------------------------------------------------------------------
-Policy = Callable[..., list[float]]
-POLICIES: dict[str, Policy] = {}
-
-
-def register_policy(name: str) -> Callable[[Policy], Policy]:
-    """Register ``policy(info, n, **options) -> times in seconds`` under ``name``."""
-
-    def add(fn: Policy) -> Policy:
-        POLICIES[name] = fn
-        return fn
-
-    return add
-
-
-@register_policy("uniform")
-def uniform(info: VideoInfo, n: int) -> list[float]:
-    """The centres of ``n`` equal segments of the video."""
-    return [(k + 0.5) * info.duration / n for k in range(n)]
-
-
-@register_policy("fps")
-def fixed_rate(info: VideoInfo, n: int, rate: float = 1.0) -> list[float]:
-    """One frame every ``1/rate`` seconds from the start; at most ``n``, spread evenly when there are more."""
-    times = [k / rate for k in range(int(np.ceil(info.duration * rate - 1e-9)))] or [0.0]
-    if len(times) > n:
-        times = [times[i] for i in np.linspace(0, len(times) - 1, n).round().astype(int)]
-    return times
-
-
+# -- sampling ------------------------------------------------------------------------------------------------
 @dataclass
 class Sample:
-    """Frames chosen by a policy: the times asked, the frame indices and times served, the frames."""
+    """Frames chosen by a policy: the times chosen (those of the frames served), the frame indices, the frames."""
 
     times: list[float]
     indices: list[int]
@@ -306,20 +79,32 @@ class Sample:
     frames: list[Any]
 
 
-def sample_times(source: Source | Video, n: int, policy: str = "uniform", **options: Any) -> list[float]:
-    """The times (seconds) ``policy`` picks for ``n`` frames of ``source``, without decoding anything."""
-    if policy not in POLICIES:
-        raise ValueError(f"unknown sampling policy {policy!r}; known: {', '.join(sorted(POLICIES))}")
+def _chosen(video: Video, n: int, policy: str, options: dict[str, Any]) -> list[int]:
     if n < 1:
-        raise ValueError(f"n must be >= 1, not {n}")
-    return POLICIES[policy](open_video(source).info, n, **options)
+        raise UserError(f"n must be >= 1, not {n}")
+    pool = Pool(times=np.asarray(video.times), duration=video.info.duration)
+    seed = int(options.pop("seed", 0))
+    return select(policy, pool, n, seed, **options).indices.tolist()
+
+
+def sample_times(source: Source | Video, n: int, policy: str = "uniform", **options: Any) -> list[float]:
+    """The times (seconds) of the frames selector ``policy`` picks for ``n`` frames of ``source``, decoding nothing.
+
+    The pool is every frame of the video; ``options`` go to the selector (``seed`` too).
+    A video with no more than ``n`` frames gives all of them.
+    """
+    video = open_video(source)
+    return [video.time_of(i) for i in _chosen(video, n, policy, dict(options))]
 
 
 def sample(source: Source | Video, n: int, policy: str = "uniform", as_: Format = "array",
            size: tuple[int, int] | None = None, **options: Any) -> Sample:
-    """``n`` frames of ``source`` chosen by ``policy`` (see :data:`POLICIES`)."""
+    """``n`` frames of ``source`` chosen by selector ``policy`` (see :func:`sample_times`)."""
     video = open_video(source)
-    times = sample_times(video, n, policy, **options)
-    indices = [video.index_at(t) for t in times]
-    return Sample(times, indices, [video.time_of(i) for i in indices],
-                  video.frames(indices=indices, as_=as_, size=size))
+    indices = _chosen(video, n, policy, dict(options))
+    times = [video.time_of(i) for i in indices]
+    return Sample(times, indices, list(times), video.frames(indices=indices, as_=as_, size=size))
+
+
+__all__ = ["OPEN_VIDEOS", "Sample", "Video", "VideoInfo", "close_all", "frames", "open_video", "probe", "sample",
+           "sample_times"]

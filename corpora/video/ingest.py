@@ -8,145 +8,27 @@ is checked: missing, hash mismatch, or not decodable (PyAV cannot open it or
 decode its first frame) — each with the reason. Checks run in ``workers``
 processes. Videos no annotation references are listed as ignored, not copied.
 
-The ``videos`` config describes each checked video (path inside the dataset
-folder, duration, fps, frame count, size, sha256); the files are copied
-(hard-linked when possible) to ``<out>/videos/``, or embedded as bytes in the
-Parquet shards with ``embed_videos=True``.
+Writing the folder (the ``videos`` config, copied or embedded files, manifest) is
+:mod:`.release`; the records a build fills in are :mod:`.records`.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import re
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
+from neurips26 import hubfolder, settings
 
-from neurips26 import hubfolder
-from neurips26.hubfolder import column
-
-from . import frames
+from . import decoder
+from .records import BuildReport, FileReport, VideoCheck
 
 VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")
 SUMS_NAME = "SHA256SUMS"
-
-
-
-STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
-VIDEO_FIELDS = [
-    column("video_id", STR, "Video id (the file name without extension)"),
-    column("path", STR, "Path of the video file inside the dataset folder"),
-    column("duration", FLOAT, "Seconds from the first frame's start to the last frame's end"),
-    column("fps", FLOAT, "Average frame rate"),
-    column("n_frames", INT, "Number of frames"),
-    column("width", INT, "Frame width in pixels"),
-    column("height", INT, "Frame height in pixels"),
-    column("codec", STR, "Video codec"),
-    column("size_bytes", INT, "File size in bytes"),
-    column("sha256", STR, "SHA-256 of the file"),
-    column("source_file", STR, "Path of the file in the raw folder"),
-]
-VIDEOS = pa.schema(VIDEO_FIELDS)
-VIDEOS_EMBEDDED = pa.schema(VIDEO_FIELDS + [column("video", pa.binary(), "The video file's bytes")])
-ERRORS = pa.schema([
-    column("source_file", STR, "File (relative to the raw folder) the problem is in"),
-    column("item", STR, "Item id (or position) concerned, if any"),
-    column("level", STR, "file (whole file rejected), item (one annotation rejected) or video"),
-    column("reason", STR, "What is wrong"),
-])
-
-
-class BuildError(ValueError):
-    """The build cannot start (bad arguments or an unusable raw folder)."""
-
-
-@dataclass
-class VideoCheck:
-    video_id: str
-    status: str  # ok, missing or corrupt
-    source_file: str | None = None  # relative to the raw folder
-    sha256: str | None = None
-    size_bytes: int = 0
-    info: frames.VideoInfo | None = None
-    reason: str | None = None
-
-    def row(self, path: str) -> dict[str, Any]:
-        info = self.info
-        return {"video_id": self.video_id, "path": path, "duration": info.duration, "fps": info.fps,
-                "n_frames": info.n_frames, "width": info.width, "height": info.height, "codec": info.codec,
-                "size_bytes": self.size_bytes, "sha256": self.sha256, "source_file": self.source_file}
-
-
-@dataclass
-class FileReport:
-    path: str
-    sha256: str
-    status: str  # parsed, rejected or ignored
-    kind: str  # annotations, video or other
-    items: int = 0
-    reason: str | None = None
-
-
-@dataclass
-class BuildReport:
-    """Counts of a video resource build; every input file, item and referenced video is accounted for."""
-
-    files_in: int = 0
-    files_parsed: int = 0
-    files_rejected: int = 0
-    files_ignored: int = 0
-    items_in: int = 0
-    items_built: int = 0
-    items_rejected: int = 0
-    videos_referenced: int = 0
-    videos_ok: int = 0
-    videos_missing: int = 0
-    videos_corrupt: int = 0
-    videos_unreferenced: int = 0
-    video_seconds: float = 0.0
-    by_split: dict[str, int] = field(default_factory=dict)
-    unit: str = "annotations"  # what an item is called in the summary
-    missing: list[str] = field(default_factory=list)
-    corrupt: list[str] = field(default_factory=list)
-
-    @property
-    def reconciles(self) -> bool:
-        return (self.files_in == self.files_parsed + self.files_rejected + self.files_ignored
-                and self.items_in == self.items_built + self.items_rejected
-                and self.videos_referenced == self.videos_ok + self.videos_missing + self.videos_corrupt)
-
-    @property
-    def problems(self) -> int:
-        """Rejected files and items, missing and corrupt videos (the CLI points to the errors config)."""
-        return self.files_rejected + self.items_rejected + self.videos_missing + self.videos_corrupt
-
-    def summary(self) -> str:
-        """One line for the CLI."""
-        splits = ", ".join(f"{k} {v:,}" for k, v in self.by_split.items()) or "none"
-        return (f"{self.items_built:,} {self.unit} ({splits}) over {self.videos_ok} videos "
-                f"({self.video_seconds:,.0f} s); items in {self.items_in:,} = built {self.items_built:,} + "
-                f"rejected {self.items_rejected:,}; videos referenced {self.videos_referenced} = ok {self.videos_ok} "
-                f"+ missing {self.videos_missing} + corrupt {self.videos_corrupt}; files in {self.files_in} = "
-                f"parsed {self.files_parsed} + rejected {self.files_rejected} + ignored {self.files_ignored} "
-                f"({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'})"
-                + "".join(f"; {name}: {_some(ids)}" for name, ids in (("missing", self.missing),
-                                                                      ("corrupt", self.corrupt)) if ids))
-
-
-def _some(ids: list[str], n: int = 5) -> str:
-    return ", ".join(ids[:n]) + (f" (+{len(ids) - n} more)" if len(ids) > n else "")
-
-
-def split_order(split: str) -> tuple:
-    """train, validation, test, then other splits by name."""
-    known = ("train", "validation", "test")
-    return (known.index(split) if split in known else len(known), split)
 
 
 def list_files(folder: Path) -> list[Path]:
@@ -195,7 +77,7 @@ def check_video(args: tuple[str, Path | None, Path, str | None]) -> VideoCheck:
         check.reason = f"sha256 {check.sha256[:12]}... does not match {SUMS_NAME} ({expected[:12]}...)"
         return check
     try:
-        with frames.Video(path, cache_bytes=0) as video:
+        with decoder.Video(path, cache_bytes=0) as video:
             video.frames(indices=[0])
             check.info = video.info
     except Exception as exc:  # PyAV raises many kinds of errors for broken files
@@ -228,46 +110,6 @@ def _run(fn: Callable, jobs: list, workers: int) -> Iterator:
     ctx = multiprocessing.get_context("fork" if multiprocessing.get_start_method() == "fork" else "spawn")
     with ctx.Pool(workers) as pool:
         yield from pool.imap(fn, jobs, chunksize=1)
-
-
-def place_video(src: Path, dst: Path) -> None:
-    """Hard-link ``src`` to ``dst`` when both are on one file system, else copy it."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.unlink(missing_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
-
-
-def reset_video_folder(out: Path) -> None:
-    """``hubfolder.reset_folder`` plus the ``videos/`` an earlier build copied in."""
-    hubfolder.reset_folder(out)
-    shutil.rmtree(out / "videos", ignore_errors=True)
-
-
-def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoCheck], by_split: dict[str, list[str]],
-                 raw: Path, embed: bool) -> None:
-    """The ``videos`` config (one split per annotation split) and the files themselves."""
-    for split, ids in by_split.items():
-        writer = hubfolder.SplitWriter(out, spec.name, spec.schema, split, row_group_rows=1 if embed else 8192)
-        for vid in ids:
-            check = checks[vid]
-            src = raw / check.source_file
-            path = f"videos/{vid}{src.suffix.lower()}"
-            row = check.row(path)
-            if embed:
-                row["video"] = src.read_bytes()
-            else:
-                place_video(src, out / path)
-            writer.write(row)
-        spec.shards[split] = writer.close()
-
-
-def report_json(report: BuildReport, files: list[FileReport]) -> str:
-    payload = {**asdict(report), "reconciles": report.reconciles,
-               "files": [asdict(f) for f in sorted(files, key=lambda f: f.path)]}
-    return json.dumps(payload, indent=2) + "\n"
 
 
 def load_json(path: Path) -> Any:
@@ -331,52 +173,16 @@ def account(report: BuildReport, checks: dict[str, VideoCheck], found: dict[str,
     report.files_ignored = sum(f.status == "ignored" for f in files)
 
 
-def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], video_ids: Callable[[dict], list[str]],
-                  checks: dict[str, VideoCheck], raw: Path, embed_videos: bool, report: BuildReport,
-                  files: list[FileReport], errors: list[dict], meta: dict[str, Any],
-                  card: Callable[[list[hubfolder.ConfigSpec]], str], builder: dict[str, str]) -> None:
-    """Write a video resource's folder: ``items`` split by split (rows in the order given), the ``videos`` and
-    ``errors`` configs, then manifest (every input file's sha256), card, Croissant and build_report.json.
-
-    Call :func:`account` first, so the video errors and input files are complete.
-    """
-    out = Path(out)
-    reset_video_folder(out)
-    configs = [items,
-               hubfolder.ConfigSpec("videos", VIDEOS_EMBEDDED if embed_videos else VIDEOS,
-                                    f"One row per video a row of {items.name} in the split references."),
-               hubfolder.ConfigSpec("errors", ERRORS, "Every rejected file, item and video, with the reason.")]
-    by_split: dict[str, list[dict]] = {}
-    for row in kept:
-        by_split.setdefault(row["split"], []).append(row)
-    splits = sorted(by_split, key=split_order)
-    for split in splits:
-        hubfolder.write_table(out, items, by_split[split], split)
-        report.by_split[split] = len(by_split[split])
-    videos_by_split = {split: sorted({v for r in by_split[split] for v in video_ids(r)}) for split in splits}
-    write_videos(out, configs[1], checks, videos_by_split, raw, embed_videos)
-    report.video_seconds = sum(checks[v].info.duration for v in {v for r in kept for v in video_ids(r)})
-    errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
-    hubfolder.write_table(out, configs[2], errors)
-
-    hubfolder.write_manifest(out, configs, builder, {f.path: f.sha256 for f in files})
-    hubfolder.write_card(out, configs, meta, card(configs))
-    hubfolder.write_croissant(out, configs, meta)
-    (out / "build_report.json").write_text(report_json(report, files), encoding="utf-8")
-
-
 def generated_release(name: str, generate: Callable[..., Any], seed: int = 0, root: Path | None = None) -> Path:
     """``<root>/<name>-seed<seed>`` (root: ``<cache>/generated``), made once with ``generate(folder, seed=seed)``.
 
     ``name`` carries the generator version, so a changed generator makes a new folder.
     """
     if root is None:
-        from neurips26.search import cache_dir
-
-        root = cache_dir() / "generated"
+        root = settings.cache_dir() / "generated"
     target = Path(root) / f"{name}-seed{seed}"
     if not (target / SUMS_NAME).is_file():
-        from filelock import FileLock
+        from filelock import FileLock  # lazy: only when a release must be generated
 
         target.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(target) + ".lock"):

@@ -2,9 +2,9 @@
 
 A task's ``custom_dataset`` loads its config from the built folder and adds to
 each document the absolute path of its video(s) and the times of the frames
-to show (``num_frames`` per question, chosen by ``frame_policy``; both task
-arguments, set in the task's ``metadata`` and overridable with lm-eval's
-``--metadata``, so they are recorded in the results). ``doc_to_image`` then
+to show (``num_frames`` per question, chosen by the query-free frame ``selector``,
+``uniform`` by default; both task arguments, set in the task's ``metadata`` and
+overridable with lm-eval's ``--metadata``, so they are recorded in the results). ``doc_to_image`` then
 decodes exactly those frames, and ``doc_to_text`` puts one ``<image>``
 placeholder per frame, labelled with its time, where the model's processor
 expects them (lm-eval's ``hf-multimodal`` and ``vllm-vlm`` both replace
@@ -18,7 +18,7 @@ A real VLM on a GPU (``pip install -e ".[gpu,video]"``; ``max_images`` must be a
 
 or ``--model hf-multimodal --model_args pretrained=...,dtype=bfloat16,max_images=16`` with transformers.
 
-Frames chosen by a frame selector instead of a policy: build the FrameSelect tables
+Frames chosen by a query-aware selector (which needs encoder features): build the FrameSelect tables
 (``neurips26 build frameselect``) and name them, the selector and its budget in the metadata,
 ``--metadata '{"selections": "frameselect", "selector": "dpp", "num_frames": 16}'``: each
 question then shows exactly the frames stored for it (see :func:`stored_frames`).
@@ -29,7 +29,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from neurips26 import settings
+from neurips26.errors import UserError
+
 from . import frames
+from .records import MissingInputError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 IMAGE = "<image>"
@@ -46,9 +50,7 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
         for row in split:
             path = (folder / row["path"]).resolve()
             if not path.is_file() and row.get("video"):
-                from neurips26.search import cache_dir
-
-                path = cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
+                path = settings.cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
                 if not path.is_file():
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_name(path.name + ".part")
@@ -58,9 +60,9 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
     return out
 
 
-def frame_times(path: str, num_frames: int, policy: str = "uniform") -> list[float]:
-    """The frame times (seconds, rounded to 1 ms) ``policy`` picks for ``num_frames`` frames of ``path``."""
-    return [round(t, 3) for t in frames.sample_times(path, int(num_frames), policy)]
+def frame_times(path: str, num_frames: int, selector: str = "uniform") -> list[float]:
+    """The frame times (seconds, rounded to 1 ms) the query-free ``selector`` picks for ``num_frames`` frames."""
+    return [round(t, 3) for t in frames.sample_times(path, int(num_frames), selector)]
 
 
 def stored_frames(selections: str, benchmark: str, selector: str, budget: int) -> dict[str, dict[str, list[float]]]:
@@ -72,12 +74,12 @@ def stored_frames(selections: str, benchmark: str, selector: str, budget: int) -
 
     files = sorted((Path(selections) / "data" / "selections").glob("*.parquet"))
     if not files:
-        raise FileNotFoundError(f"{selections}: no selections config (data/selections/*.parquet); "
+        raise MissingInputError(f"{selections}: no selections config (data/selections/*.parquet); "
                                 "build it with: neurips26 build frameselect")
     wanted = [("benchmark", "=", benchmark), ("selector", "=", selector), ("budget", "=", int(budget))]
     table = pq.ParquetDataset(files, filters=wanted).read(columns=["question_id", "video_ids", "timestamps"])
     if not table.num_rows:
-        raise ValueError(f"{selections}: no {benchmark} selections by selector {selector!r} at budget {budget}")
+        raise UserError(f"{selections}: no {benchmark} selections by selector {selector!r} at budget {budget}")
     out: dict[str, dict[str, list[float]]] = {}
     for row in table.to_pylist():
         per_video = out.setdefault(row["question_id"], {})
@@ -90,10 +92,10 @@ def selected_times(selections: str, selector: str | None, benchmark: str, questi
                    video_ids: list[str]) -> list[list[float]]:
     """The stored frame times of one question, one list per video (see :func:`stored_frames`)."""
     if not selector:
-        raise ValueError("metadata 'selections' needs 'selector' too: the selector whose frames to show")
+        raise UserError("metadata 'selections' needs 'selector' too: the selector whose frames to show")
     stored = stored_frames(str(selections), benchmark, selector, int(budget))
     if question_id not in stored:
-        raise ValueError(f"{selections}: no frames stored for {benchmark} question {question_id!r} by {selector!r} "
+        raise UserError(f"{selections}: no frames stored for {benchmark} question {question_id!r} by {selector!r} "
                          f"at budget {budget} (query-aware selectors refuse questions their encoder cannot embed)")
     return [stored[question_id].get(v, []) for v in video_ids]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from .decoder import _av
 from .scene import COLOURS, LANES, ROAD, SIDEWALKS, Scene
 
 KEYINT = 20  # frames between keyframes (2 s at 10 fps), typical of CCTV encoders
@@ -113,8 +114,6 @@ def frames(scene: Scene) -> Iterator[Image.Image]:
 
 def write_mp4(scene: Scene, path: Path, keyint: int = KEYINT) -> Path:
     """Render ``scene`` to ``path`` (H.264, yuv420p, ``scene.fps``, a keyframe every ``keyint`` frames)."""
-    from .frames import _av
-
     av = _av()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.part")

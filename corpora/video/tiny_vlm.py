@@ -19,6 +19,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from neurips26 import models, settings
+
 SPECIAL_TOKENS = (["<fake_token_around_image>", "<image>", "<end_of_utterance>", "<global-img>"]
                   + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)])
 CHAT_TEMPLATE = (
@@ -34,10 +36,7 @@ NAME = "tiny-idefics3"
 def _tokenizer():
     from transformers import AutoTokenizer
 
-    from neurips26 import models
-    from neurips26.search import cache_dir
-
-    converted = cache_dir() / "models" / models.DEFAULT_MODEL_NAME
+    converted = settings.cache_dir() / "models" / models.DEFAULT_MODEL_NAME
     if (converted / "tokenizer.json").is_file():
         return AutoTokenizer.from_pretrained(str(converted))
     gguf = models.gguf_path()
@@ -90,9 +89,7 @@ def tiny_vlm(seed: int = 0) -> Path:
     """The tiny model's folder in the cache (``<cache>/models/tiny-idefics3-seed<seed>``), built on first use."""
     from filelock import FileLock
 
-    from neurips26.search import cache_dir
-
-    target = cache_dir() / "models" / f"{NAME}-seed{seed}"
+    target = settings.cache_dir() / "models" / f"{NAME}-seed{seed}"
     if not (target / "model.safetensors").is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(target) + ".lock"):

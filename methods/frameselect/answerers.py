@@ -21,6 +21,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from neurips26.corpora.video import tiny_vlm
+
+from neurips26.errors import UserError
+
 from .core import ANSWERERS
 
 
@@ -47,7 +51,7 @@ class HFAnswerer:
             self.model = AutoModelForImageTextToText.from_pretrained(self.model_id, dtype=dtype)
         except OSError as exc:
             reason = str(exc).splitlines()[0]
-            raise ValueError(f"answering model {self.model_id!r} cannot be loaded: {reason}") from None
+            raise UserError(f"answering model {self.model_id!r} cannot be loaded: {reason}") from None
         self.model = self.model.to(self.device).eval()
 
     def generate(self, text: str, images: list[Any]) -> str:
@@ -73,9 +77,8 @@ def hf(model: str | Path, device: str | None = None, max_new_tokens: int = 16) -
 @ANSWERERS.register("tiny-idefics3")
 def tiny_idefics3(seed: int = 0, device: str | None = None, max_new_tokens: int = 16) -> HFAnswerer:
     """The tiny random Idefics3 built with ``seed`` (answers are noise; for pipelines and tests)."""
-    from neurips26.corpora.video.tiny_vlm import NAME, tiny_vlm
-
-    return HFAnswerer(tiny_vlm(seed), name=f"{NAME}-seed{seed}", device=device, max_new_tokens=max_new_tokens)
+    return HFAnswerer(tiny_vlm.tiny_vlm(seed), name=f"{tiny_vlm.NAME}-seed{seed}", device=device,
+                      max_new_tokens=max_new_tokens)
 
 
 def answerer(spec: str, **options: Any) -> HFAnswerer:
@@ -87,5 +90,5 @@ def answerer(spec: str, **options: Any) -> HFAnswerer:
         return ANSWERERS.get("hf")(spec[3:], **options)
     if Path(spec).is_dir():
         return ANSWERERS.get("hf")(spec, **options)
-    raise ValueError(f"answering model {spec!r}: expected tiny-idefics3[-seed<k>], hf:<model id or folder> "
+    raise UserError(f"answering model {spec!r}: expected tiny-idefics3[-seed<k>], hf:<model id or folder> "
                      "or an existing model folder")

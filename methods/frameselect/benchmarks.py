@@ -2,8 +2,8 @@
 
 A benchmark is a function ``(folder=None, split=None) -> list[Question]`` registered in
 :data:`BENCHMARKS`. Without ``folder`` it reads the built folder the video lm-eval tasks
-use (:func:`neurips26.tasks.dataset_folder`: ``$NEURIPS26_DATA/<name>``, else the cache,
-built from the generated release on first use).
+read (:func:`neurips26.settings.data_root`: ``$NEURIPS26_DATA/<name>``, else ``./<name>`` or the
+cache's ``data/<name>``); it must be built (``neurips26 build <name>``).
 
 - ``tar``: every annotation of every split (``split`` picks one); the evidence of a
   question is its answer span (``start``/``end``), which only the temporal task types
@@ -19,6 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from neurips26.corpora.video import lmeval
+from neurips26.corpora.video.records import MissingInputError
+
+from neurips26 import settings
+from neurips26.errors import UserError
 
 from .core import BENCHMARKS
 
@@ -39,25 +45,21 @@ class Question:
     row: dict[str, Any] = field(default_factory=dict)
 
 
-def _folder(name: str, folder: Path | str | None) -> Path:
-    if folder is None:
-        from neurips26.tasks import dataset_folder
-
-        return Path(dataset_folder(name))
-    folder = Path(folder)
-    if not (folder / "manifest.json").is_file():
-        raise FileNotFoundError(f"{folder}: not a built {name} folder (no manifest.json); "
-                                f"build one with: neurips26 build {name} --out {folder}")
+def built_folder(name: str, folder: Path | str | None) -> Path:
+    """``folder``, else ``<data>/<name>``; it must be built (this never builds: the error names the command)."""
+    folder = settings.data_root() / name if folder is None else Path(folder)
+    if not (folder / settings.MANIFEST).is_file():
+        raise MissingInputError(f"{folder}: not a built {name} folder (no manifest.json); "
+                            f"build one with: neurips26 build {name} --out {folder}")
     return folder
 
 
 def _rows(folder: Path, config: str, split: str | None) -> list[dict[str, Any]]:
-    import datasets
-    from neurips26.corpora.video import lmeval
+    import datasets  # lazy: the Hugging Face loader is slow to import and only needed to read questions
 
     data = datasets.load_dataset(str(folder), config)
     if split is not None and split not in data:
-        raise ValueError(f"{folder}: config {config!r} has no split {split!r} (has {', '.join(data)})")
+        raise UserError(f"{folder}: config {config!r} has no split {split!r} (has {', '.join(data)})")
     paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
     rows = [dict(row) for name in ([split] if split else list(data)) for row in data[name]]
     return [{**row, "_paths": paths} for row in rows]
@@ -67,7 +69,7 @@ def _rows(folder: Path, config: str, split: str | None) -> list[dict[str, Any]]:
 def tar(folder: Path | str | None = None, split: str | None = None) -> list[Question]:
     """TAR questions (all splits unless ``split``); evidence = the answer span of temporal task types."""
     out = []
-    for row in _rows(_folder("tar", folder), "annotations", split):
+    for row in _rows(built_folder("tar", folder), "annotations", split):
         paths = row.pop("_paths")
         evidence = [(0, row["start"], row["end"])] if row["start"] is not None else []
         out.append(Question("tar", row["id"], row["question"], row["task_type"], [row["video_id"]],
@@ -79,7 +81,7 @@ def tar(folder: Path | str | None = None, split: str | None = None) -> list[Ques
 def clovr(folder: Path | str | None = None, split: str | None = None) -> list[Question]:
     """CLoVR-Bench questions, each over several videos, with their evidence spans."""
     out = []
-    for row in _rows(_folder("clovr", folder), "questions", split):
+    for row in _rows(built_folder("clovr", folder), "questions", split):
         paths = row.pop("_paths")
         ids = list(row["video_ids"])
         spans = zip(row["evidence_video_ids"], row["evidence_start"], row["evidence_end"], strict=True)

@@ -5,7 +5,11 @@ Registered in ``neurips26.cli`` as a sub-app: ``app.add_typer(frameselect, name=
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,12 +18,37 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from neurips26.errors import UserError
+
 frameselect = typer.Typer(help="FrameSelect: compare frame selectors, replay stored selections, list components.",
                           no_args_is_help=True, add_completion=False)
 console = Console(width=max(Console().width, 132))  # the comparison table is wide
 err = Console(stderr=True)
 HIGHLIGHT = {"uniform": {"lw": 2.5, "color": "black", "ls": "--"}, "framerouter": {"lw": 2.5, "color": "crimson"}}
 METRIC_LABELS = {"recall": "R", "precision": "P", "tiou": "IoU", "coverage": "Cov", "redundancy": "Red"}
+
+
+class Format(StrEnum):
+    """How ``run`` prints its result rows."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+RESULT_FIELDS = ("benchmark", "selector", "evaluator", "budget", "answering_model", "metric", "value", "n")
+
+
+def format_rows(rows: Sequence[dict[str, Any]], fmt: Format | str) -> str:
+    """Result rows as JSON (a list of objects) or CSV (a header and one line per row)."""
+    if Format(fmt) is Format.json:
+        return json.dumps(list(rows), indent=1)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=[f for f in RESULT_FIELDS if any(f in r for r in rows)] or RESULT_FIELDS,
+                            extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().rstrip("\n")
 
 
 def _bar() -> Progress:
@@ -31,9 +60,9 @@ def _ints(text: str, what: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise ValueError(f"{what} must be comma-separated integers, got {text!r}") from None
+        raise UserError(f"{what} must be comma-separated integers, got {text!r}") from None
     if not values or min(values) < 1:
-        raise ValueError(f"{what} must be integers >= 1, got {text!r}")
+        raise UserError(f"{what} must be integers >= 1, got {text!r}")
     return values
 
 
@@ -103,18 +132,19 @@ def run(
     seed: Annotated[int, typer.Option(help="Seed given to the selectors.")] = 0,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions with evidence.")] = None,
     data: Annotated[Path | None, typer.Option(help="Folder holding built tar/ and clovr/ folders "
-                                                   "(default: the generated releases).")] = None,
+                                                   "(default: <data>/tar and <data>/clovr, built).")] = None,
     plot_path: Annotated[Path | None, typer.Option("--plot", help="PNG to write (default: "
                                                                   "frameselect-<benchmark>.png).")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write the result rows as JSON.")] = None,
     common: Annotated[bool, typer.Option("--common", help="Only questions every selector ran on (query-aware "
                                                           "selectors refuse questions the encoder cannot embed).")
                       ] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="table: the comparison table per benchmark (and a plot); "
+                                                         "json or csv: every result row on stdout.")
+                   ] = Format.table,
 ) -> None:
-    """Run selectors at several budgets on a benchmark; print the comparison table and write a plot."""
-    import json
-
-    from neurips26.methods.frameselect import SELECTORS, runner
+    """Run selectors at several budgets on a benchmark; print the comparison table (or the rows) and write a plot."""
+    from neurips26.methods.frameselect import SELECTORS, runner  # lazy: selectors load numpy/scipy; CLI start-up
 
     names = [s.strip() for s in selectors.split(",") if s.strip()] if selectors else [*SELECTORS.names(),
                                                                                         runner.ROUTER]
@@ -126,17 +156,22 @@ def run(
             _, rows, refused = runner.run(name, names, sizes, encoder, candidate_fps, seed,
                                           data / name if data else None, limit, common=common,
                                           progress=lambda d, t, task=task: bar.update(task, completed=d, total=t))
-        console.print(comparison_table(rows, name, sizes))
         for selector, n in sorted(refused.items()):
-            console.print(f"[yellow]{selector}[/yellow] refused {n} (question, budget) selection(s): the pool "
-                          "lacks what it needs (e.g. query features for a question the encoder cannot embed)",
-                          highlight=False)
-        path = plot(rows, name, plot_path or Path(f"frameselect-{name}.png"))
-        console.print(f"plot: {path}", highlight=False)
+            err.print(f"[yellow]{selector}[/yellow] refused {n} (question, budget) selection(s): the pool "
+                      "lacks what it needs (e.g. query features for a question the encoder cannot embed)",
+                      highlight=False)
+        if fmt is Format.table:
+            console.print(comparison_table(rows, name, sizes))
+            path = plot(rows, name, plot_path or Path(f"frameselect-{name}.png"))
+            console.print(f"plot: {path}", highlight=False)
+        elif plot_path:
+            plot(rows, name, plot_path)
         all_rows += rows
+    if fmt is not Format.table:
+        typer.echo(format_rows(all_rows, fmt))
     if json_path:
         json_path.write_text(json.dumps(all_rows, indent=1) + "\n", encoding="utf-8")
-        console.print(f"results: {json_path}", highlight=False)
+        err.print(f"results: {json_path}", highlight=False)
 
 
 @frameselect.command()
@@ -145,14 +180,14 @@ def replay(
     model: Annotated[str, typer.Option(help="Answering model: tiny-idefics3[-seed<k>], hf:<model id or folder>, "
                                             "or a model folder.")],
     data: Annotated[Path | None, typer.Option(help="Folder holding the built tar/ and clovr/ folders the "
-                                                   "selections were made on (default: the generated releases).")
+                                                   "selections were made on (default: <data>/tar and <data>/clovr).")
                     ] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Answer length in tokens.")] = 16,
     selectors: Annotated[str | None, typer.Option(help="Only these stored selectors (comma-separated).")] = None,
     budgets: Annotated[str | None, typer.Option(help="Only these stored budgets (comma-separated).")] = None,
 ) -> None:
     """Answer the stored selections with another model (no selector runs) and add its rows to `results`."""
-    from neurips26.corpora.frameselect.build import replay as replay_folder
+    from neurips26.methods.frameselect.tables import replay as replay_folder  # lazy: every selector; CLI start-up
 
     with _bar() as bar:
         task = bar.add_task(f"answering with {model}", total=None)
@@ -171,15 +206,13 @@ def replay(
 @frameselect.command("list")
 def list_components() -> None:
     """List the registered selectors, encoders, evaluators, benchmarks and answering backends."""
-    from neurips26.methods.frameselect import (  # noqa: F401  (register every component)
+    from neurips26.methods.frameselect import (  # lazy: importing registers every component; CLI start-up
         ANSWERERS,
         BENCHMARKS,
         ENCODERS,
         EVALUATORS,
         SELECTORS,
-        answerers,
-        benchmarks,
-        evaluators,
+        needs,
         runner,
     )
 
@@ -189,6 +222,6 @@ def list_components() -> None:
     table.add_column("needs")
     for registry in (SELECTORS, ENCODERS, EVALUATORS, BENCHMARKS, ANSWERERS):
         for name in registry.names():
-            table.add_row(registry.kind, name, ", ".join(registry.needs(name)))
+            table.add_row(registry.kind, name, ", ".join(needs(registry, name)))
     table.add_row("selector", runner.ROUTER, "(FrameRouter: per-question budgets, mean = the budget)")
     console.print(table)

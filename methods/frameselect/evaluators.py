@@ -23,7 +23,7 @@ left out of those means.
 The answer-level evaluator ``answer`` hands the frames to an answering backend
 (:mod:`.answerers`) *through the video lm-eval tasks' own functions*: the document is the
 question's built row plus ``frame_times`` set to the selected times (instead of the
-task's ``frame_policy``), and the task's ``doc_to_text``, ``doc_to_image`` and
+task's ``selector``), and the task's ``doc_to_text``, ``doc_to_image`` and
 ``process_results`` (``tasks/tar/utils.py``, ``tasks/clovr/utils.py``) make the prompt,
 decode the frames and score the answer, so the numbers are the tasks' metrics (TAR:
 ``score``, the task type's primary metric; CLoVR: ``acc``).
@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -150,9 +151,9 @@ _TASK_UTILS: dict[str, ModuleType] = {}
 def task_utils(benchmark: str) -> ModuleType:
     """The ``utils.py`` of the benchmark's lm-eval task folder (prompts, frames, scoring)."""
     if benchmark not in _TASK_UTILS:
-        from neurips26.tasks import TASKS_DIR
-
-        path = TASKS_DIR / benchmark / "utils.py"
+        # The task folders are package data above this layer: located, not imported, and their utils.py
+        # loaded as a file, as lm-eval loads it.
+        path = Path(importlib.util.find_spec("neurips26.tasks").submodule_search_locations[0]) / benchmark / "utils.py"
         if not path.is_file():
             raise ValueError(f"benchmark {benchmark!r} has no lm-eval task folder ({path} not found)")
         spec = importlib.util.spec_from_file_location(f"neurips26_frameselect_{benchmark}_task_utils", path)
@@ -163,7 +164,7 @@ def task_utils(benchmark: str) -> ModuleType:
 
 
 def task_doc(question: Question, picked: Placed) -> dict[str, Any]:
-    """The task's document for ``question`` with the selected frame times in place of its frame policy."""
+    """The task's document for ``question`` with the selected frame times in place of its selector's."""
     times = [[round(float(t), 3) for t in picked.times[picked.video == v]] for v in range(len(question.video_ids))]
     if question.benchmark == "tar":
         return {**question.row, "video_path": question.video_paths[0], "frame_times": times[0]}

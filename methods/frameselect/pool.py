@@ -22,7 +22,10 @@ from typing import Any
 
 import numpy as np
 from neurips26.corpora.video.frames import open_video
+from neurips26.corpora.video.records import MissingInputError
 from PIL import Image
+
+from neurips26.errors import UserError
 
 from .core import Pool
 from .encoders import Encoder, get_encoder
@@ -90,15 +93,15 @@ def build_pool(videos: Sequence[str | Path], query: str | None = None, encoder: 
                **encoder_options: Any) -> Pool:
     """The candidate :class:`Pool` of a question over ``videos`` (see the module docstring)."""
     if not len(videos):
-        raise ValueError("build_pool needs at least one video")
+        raise UserError("build_pool needs at least one video")
     if candidate_fps <= 0:
-        raise ValueError(f"candidate_fps must be > 0, not {candidate_fps}")
+        raise UserError(f"candidate_fps must be > 0, not {candidate_fps}")
     if thumb < 1:
         raise ValueError(f"thumb must be >= 1, not {thumb}")
     paths = [Path(v) for v in videos]
     for path in paths:
         if not path.is_file():
-            raise FileNotFoundError(f"video not found: {path}")
+            raise MissingInputError(f"video not found: {path}")
     enc = get_encoder(encoder, **encoder_options) if encoder is not None else None
     enc_key = enc.key if enc is not None else None
     times, index, pixels, features, lengths = [], [], [], [], []
@@ -106,7 +109,7 @@ def build_pool(videos: Sequence[str | Path], query: str | None = None, encoder: 
         try:
             length = open_video(path).info.duration
         except Exception as err:  # PyAV raises its own error types for unreadable files
-            raise ValueError(f"{path}: not a readable video ({err})") from None
+            raise UserError(f"{path}: not a readable video ({err})") from None
         t = candidate_times(length, candidate_fps)
         entry = None
         if cache is not None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import SELECTORS, Pool, Selection, select
+from .core import SELECTORS, Pool, Selection, needs, select
 
 BROAD = ("how many", "in how many", "every", "each", "all ", "which videos", "most", "same", "order", "describe",
          "compare", "fastest", "slowest", "count", "sequence", "throughout")
@@ -114,7 +114,7 @@ def policy(value: float, pool: Pool) -> str:
     for bound, names in BANK:
         if value <= bound + 1e-12:
             for name in names:
-                if name in SELECTORS and all(getattr(pool, need) is not None for need in SELECTORS.needs(name)):
+                if name in SELECTORS and all(getattr(pool, need) is not None for need in needs(SELECTORS, name)):
                     return name
             break
     return "uniform"

@@ -21,6 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from neurips26.corpora.video.frames import open_video
+
+from neurips26 import settings
+from neurips26.errors import UserError
 
 from . import benchmarks, evaluators, router
 from .benchmarks import Question
@@ -34,9 +38,8 @@ Progress = Callable[[int, int], None] | None
 
 
 def default_cache() -> Path:
-    from neurips26.search import cache_dir
-
-    return cache_dir() / "frameselect"
+    """``<cache>/frameselect``: the pools' encodings (see :mod:`.pool`)."""
+    return settings.cache_dir() / "frameselect"
 
 
 def pools(questions: Sequence[Question], encoder: str = "descriptor", candidate_fps: float = 10.0,
@@ -53,8 +56,6 @@ def pools(questions: Sequence[Question], encoder: str = "descriptor", candidate_
 
 def _row(q: Question, pool: Pool, selector: str, encoder: str, budget: int, seed: int, sel: Selection
          ) -> dict[str, Any]:
-    from neurips26.corpora.video.frames import open_video
-
     video = pool.video_index[sel.indices]
     times = pool.times[sel.indices]
     frames = [open_video(q.video_paths[v]).index_at(t) for v, t in zip(video, times, strict=True)]
@@ -84,7 +85,7 @@ def select_all(questions: Sequence[Question], pool_list: Sequence[Pool], selecto
     """Selection rows for every (question, selector, budget); and how many each selector refused (and why)."""
     unknown = [s for s in selectors if s != ROUTER and s not in SELECTORS]
     if unknown:
-        raise ValueError(f"unknown selector(s) {', '.join(unknown)}; known: {', '.join(SELECTORS.names())}, {ROUTER}")
+        raise UserError(f"unknown selector(s) {', '.join(unknown)}; known: {', '.join(SELECTORS.names())}, {ROUTER}")
     rows: list[dict[str, Any]] = []
     refused: dict[str, int] = defaultdict(int)
     steps, done = len(selectors) * len(budgets), 0
@@ -139,7 +140,7 @@ def answer_rows(rows: Sequence[dict[str, Any]], questions: Sequence[Question], a
     by_id = {q.id: q for q in questions}
     missing = sorted({r["question_id"] for r in rows} - set(by_id))
     if missing:
-        raise ValueError(f"stored selections name questions the benchmark does not have: {', '.join(missing[:5])}")
+        raise UserError(f"stored selections name questions the benchmark does not have: {', '.join(missing[:5])}")
     values: dict[tuple, list[float]] = defaultdict(list)
     for i, row in enumerate(rows, start=1):
         q = by_id[row["question_id"]]
@@ -159,13 +160,13 @@ def run(benchmark: str, selectors: Sequence[str], budgets: Sequence[int], encode
     ``common`` keeps only the questions every selector ran on at every budget, so all means are over one set.
     """
     if not budgets or min(budgets) < 1:
-        raise ValueError(f"budgets must be >= 1, got {list(budgets)}")
+        raise UserError(f"budgets must be >= 1, got {list(budgets)}")
     questions = benchmarks.load(benchmark, folder)
     if evidence_only:
         questions = [q for q in questions if q.evidence]
     questions = questions[:limit] if limit else questions
     if not questions:
-        raise ValueError(f"benchmark {benchmark!r} has no questions{' with evidence spans' if evidence_only else ''}")
+        raise UserError(f"benchmark {benchmark!r} has no questions{' with evidence spans' if evidence_only else ''}")
     pool_list = pools(questions, encoder, candidate_fps, cache)
     rows, refused = select_all(questions, pool_list, selectors, budgets, encoder, seed, progress)
     if common:

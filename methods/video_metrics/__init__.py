@@ -5,7 +5,8 @@
 Hugging Face ``evaluate`` module, loadable with ``evaluate.load(path)``).
 """
 
-from .evaluators import EVALUATORS, evaluator_path, load
+from .core import EVALUATORS
+from .evaluators import evaluator_path, load
 from .extraction import extract_option, extract_span
 from .scores import accuracy, clovr_score, iou, rouge_l, tar_score, temporal_iou
 

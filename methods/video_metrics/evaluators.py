@@ -14,25 +14,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .core import EVALUATORS
+
 METRICS_DIR = Path(__file__).resolve().parent / "metrics"
-EVALUATORS: dict[str, str] = {
-    "video_accuracy": "Multiple-choice accuracy with Video-MME answer extraction",
-    "temporal_iou": "Mean temporal IoU and recall at IoU 0.3/0.5/0.7",
-    "video_rouge": "ROUGE-L F1 for open-ended and description answers",
-    "tar_score": "TAR per-task metrics, group means and the aggregate TAR score",
-    "clovr_score": "CLoVR-Bench accuracy overall and per level, task and subtask",
-}
 
 
 def evaluator_path(name: str) -> Path:
     """Folder of evaluator ``name`` (what ``evaluate.load`` takes)."""
-    if name not in EVALUATORS:
-        raise ValueError(f"unknown evaluator {name!r}; known: {', '.join(EVALUATORS)}")
+    EVALUATORS.get(name)  # UnknownNameError lists the known ones
     return METRICS_DIR / name
 
 
 def load(name: str, **kwargs: Any):
     """``evaluate.load`` of evaluator ``name``."""
-    import evaluate
+    import evaluate  # lazy: Hugging Face evaluate is slow to import and optional for the scores
 
     return evaluate.load(str(evaluator_path(name)), **kwargs)

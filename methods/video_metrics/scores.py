@@ -15,6 +15,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from statistics import fmean
 
+from neurips26.corpora.tar.tasktypes import TASK_TYPES
+
+from .core import EVALUATORS
 from .extraction import extract_option, extract_span
 
 IOU_THRESHOLDS = (0.3, 0.5, 0.7)
@@ -25,6 +28,7 @@ def option_correct(prediction: str, reference: str, num_options: int = 4) -> boo
     return extract_option(prediction, num_options) == reference.strip().upper()
 
 
+@EVALUATORS.register("video_accuracy")
 def accuracy(predictions: Sequence[str], references: Sequence[str],
              num_options: int | Sequence[int] = 4) -> dict[str, float]:
     """{"accuracy", "unanswered"} (unanswered: no option letter could be extracted)."""
@@ -52,6 +56,7 @@ def as_span(value: str | Sequence[float] | None) -> Span | None:
     return (float(start), float(end))
 
 
+@EVALUATORS.register("temporal_iou")
 def temporal_iou(predictions: Sequence[str | Sequence[float] | None],
                  references: Sequence[str | Sequence[float]]) -> dict[str, float]:
     """{"miou", "R@0.3", "R@0.5", "R@0.7", "unparsed"}: spans from text ("3.2-5.8") or (start, end) pairs."""
@@ -77,14 +82,14 @@ def rouge_l_one(prediction: str, reference: str) -> float:
     return _SCORER.score(reference, prediction)["rougeL"].fmeasure
 
 
+@EVALUATORS.register("video_rouge")
 def rouge_l(predictions: Sequence[str], references: Sequence[str]) -> dict[str, float]:
+    """{"rougeL"}: mean ROUGE-L F1 for open-ended and description answers (0 for an empty answer)."""
     return {"rougeL": _mean([rouge_l_one(p, r) for p, r in zip(predictions, references, strict=True)])}
 
 
 def tar_item_score(task_type: str, prediction: str, reference: str, num_options: int = 4) -> float:
     """One item's score under its task type's primary metric (accuracy, ROUGE-L F1 or IoU)."""
-    from neurips26.corpora.tar.tasktypes import TASK_TYPES
-
     metric = TASK_TYPES[task_type].metric
     if metric == "accuracy":
         return float(option_correct(prediction, reference, num_options))
@@ -93,6 +98,7 @@ def tar_item_score(task_type: str, prediction: str, reference: str, num_options:
     return rouge_l_one(prediction, reference)
 
 
+@EVALUATORS.register("tar_score")
 def tar_score(predictions: Sequence[str], references: Sequence[str], task_types: Sequence[str],
               num_options: Sequence[int] | None = None) -> dict[str, float]:
     """Per task type ``<type>/<metric>``, localization recalls, ``group/<group>`` means and ``tar_score``.
@@ -100,8 +106,6 @@ def tar_score(predictions: Sequence[str], references: Sequence[str], task_types:
     ``tar_score`` is the unweighted mean of the task types' primary metrics (accuracy, ROUGE-L F1, mean
     IoU) over the task types present; a group's score is the same mean over its task types.
     """
-    from neurips26.corpora.tar.tasktypes import TASK_TYPES
-
     unknown = sorted(set(task_types) - set(TASK_TYPES))
     if unknown:
         raise ValueError(f"unknown TAR task type(s) {unknown}; known: {', '.join(TASK_TYPES)}")
@@ -133,6 +137,7 @@ def tar_score(predictions: Sequence[str], references: Sequence[str], task_types:
     return out
 
 
+@EVALUATORS.register("clovr_score")
 def clovr_score(predictions: Sequence[str], references: Sequence[str], levels: Sequence[str],
                 tasks: Sequence[str], subtasks: Sequence[str | None],
                 num_options: Sequence[int] | None = None) -> dict[str, float]:

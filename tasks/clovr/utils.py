@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import datasets
 from neurips26.corpora.video import lmeval
 from neurips26.methods.video_metrics import scores
-from neurips26.tasks import dataset_folder
+from neurips26.tasks import built_folder, load_config
 
 PROMPT = ("Select the best answer to the following multiple-choice question based on the videos. "
           "Respond with only the letter ({letters}) of the correct option.")
 
 
-def load_clovr(level: str, num_frames: int = 8, frame_policy: str = "uniform", selections: str | None = None,
-               selector: str | None = None, **kwargs) -> datasets.DatasetDict:
-    """The test questions of one level; ``num_frames`` per question, spread over its videos by ``frame_policy``,
-    or the frames ``selector`` stored for the question in ``selections`` (a built FrameSelect folder)."""
-    folder = Path(dataset_folder("clovr"))
-    test = datasets.load_dataset(str(folder), "questions", split="test")
-    paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
+def load_clovr(level: str, num_frames: int = 8, selector: str = "uniform", selections: str | None = None,
+               frame_policy: str | None = None, **metadata: Any) -> datasets.DatasetDict:
+    """The test questions of one level; ``num_frames`` per question, spread over its videos by the query-free
+    ``selector``, or the frames ``selector`` stored for the question in ``selections`` (a built FrameSelect
+    folder). Reads the built ``clovr`` folder (``neurips26 build clovr``; never built here) and records it in
+    ``metadata["data"]``. ``frame_policy`` is the former name of ``selector``."""
+    selector = frame_policy or selector
+    folder = built_folder("clovr")
+    test = load_config("clovr", "questions", metadata)["test"]
+    paths = lmeval.video_paths(folder, load_config("clovr", "videos"))
     rows = []
     for row in test:
         if row["level"] != level:
@@ -29,7 +32,7 @@ def load_clovr(level: str, num_frames: int = 8, frame_policy: str = "uniform", s
             times = lmeval.selected_times(selections, selector, "clovr", row["qid"], num_frames, row["video_ids"])
         else:
             budget = lmeval.split_budget(num_frames, len(videos))
-            times = [lmeval.frame_times(p, n, frame_policy) for p, n in zip(videos, budget, strict=True)]
+            times = [lmeval.frame_times(p, n, selector) for p, n in zip(videos, budget, strict=True)]
         rows.append({**row, "video_paths": videos, "frame_times": times})
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 

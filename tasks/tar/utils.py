@@ -2,35 +2,38 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import datasets
 from neurips26.corpora.tar.tasktypes import TASK_TYPES
 from neurips26.corpora.video import lmeval
 from neurips26.methods.video_metrics import extraction, scores
-from neurips26.tasks import dataset_folder
+from neurips26.tasks import built_folder, load_config
 
 CHOICE_PROMPT = ("Select the best answer to the following multiple-choice question based on the video. "
                  "Respond with only the letter ({letters}) of the correct option.")
 
 
-def load_tar(task_type: str, num_frames: int = 8, frame_policy: str = "uniform", selections: str | None = None,
-             selector: str | None = None, **kwargs) -> datasets.DatasetDict:
+def load_tar(task_type: str, num_frames: int = 8, selector: str = "uniform", selections: str | None = None,
+             frame_policy: str | None = None, **metadata: Any) -> datasets.DatasetDict:
     """The test split of one task type, each document with its video path and frame times.
 
-    Frame times come from ``frame_policy``, or, with ``selections`` (a built FrameSelect folder) and
-    ``selector``, from the frames that selector stored for the question at budget ``num_frames``.
+    Reads the built ``tar`` folder (``neurips26 build tar``; never built here) and records it in
+    ``metadata["data"]``. Frame times come from the query-free ``selector`` run on each video, or,
+    with ``selections`` (a built FrameSelect folder), from the frames ``selector`` stored for the
+    question at budget ``num_frames``. ``frame_policy`` is the former name of ``selector``.
     """
-    folder = Path(dataset_folder("tar"))
-    test = datasets.load_dataset(str(folder), "annotations", split="test")
-    paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
+    selector = frame_policy or selector
+    folder = built_folder("tar")
+    test = load_config("tar", "annotations", metadata)["test"]
+    paths = lmeval.video_paths(folder, load_config("tar", "videos"))
     rows = []
     for row in test:
         if row["task_type"] != task_type:
             continue
         path = paths[row["video_id"]]
         times = (lmeval.selected_times(selections, selector, "tar", row["id"], num_frames, [row["video_id"]])[0]
-                 if selections else lmeval.frame_times(path, num_frames, frame_policy))
+                 if selections else lmeval.frame_times(path, num_frames, selector))
         rows.append({**row, "video_path": path, "frame_times": times})
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 

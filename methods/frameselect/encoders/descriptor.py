@@ -30,7 +30,7 @@ from neurips26.corpora.video.scene import COLOURS
 from PIL import Image
 
 from ..core import ENCODERS
-from . import unit
+from .base import unit
 
 LEVELS = 4  # per channel -> LEVELS**3 colour bins
 GRID = 8  # grey thumbnail side

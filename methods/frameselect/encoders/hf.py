@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..core import ENCODERS
-from . import unit
+from .base import unit
 
 DEFAULTS = {"clip": "openai/clip-vit-base-patch32", "siglip": "google/siglip-base-patch16-224"}
 

@@ -41,18 +41,6 @@ def same_video_pairs(pool: Pool) -> np.ndarray:
     return same
 
 
-def nearest_unique(timeline: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """For each target time in order, the nearest candidate not taken yet (ties to the earlier one)."""
-    taken = np.zeros(len(timeline), bool)
-    out = []
-    for t in targets:
-        distance = np.where(taken, np.inf, np.abs(timeline - t))
-        i = int(np.argmin(distance))
-        taken[i] = True
-        out.append(i)
-    return np.array(out, np.int64)
-
-
 def top(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions of the ``k`` highest scores (ties to the earlier position)."""
     return np.argsort(-scores, kind="stable")[:k]

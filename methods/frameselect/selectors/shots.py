@@ -13,9 +13,10 @@ with fewer, the remaining frames go to the uniform-sampling times not taken yet
 from __future__ import annotations
 
 import numpy as np
+from neurips26.corpora.video.samplers import nearest_unique
 
 from ..core import SELECTORS, Pool, Selection
-from ._common import nearest_unique, same_video_pairs, top
+from ._common import same_video_pairs, top
 
 LEVELS = 4
 

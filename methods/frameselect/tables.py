@@ -1,8 +1,12 @@
-"""Build the FrameSelect tables (selections and results) into a Hub-ready dataset folder; replay them.
+"""The FrameSelect tables (resource ``frameselect``): selections and results in a Hub-ready folder; replay.
+
+This builder runs the frame selectors, so it lives above them, with the method, and
+registers itself as a resource (``neurips26 build frameselect``).
 
 ``--raw DIR`` is a folder holding built benchmark folders (``DIR/tar``, ``DIR/clovr``);
-without it the build uses the folders the video lm-eval tasks use (built from the
-generated releases on first use). For every question of every benchmark, every selector
+without it the build reads the folders the video lm-eval tasks read (``<data>/tar``,
+``<data>/clovr``, see :func:`neurips26.settings.data_root`); build those first. For every question
+of every benchmark, every selector
 (all registered ones plus ``framerouter``) picks frames at every budget; the choices go to
 the ``selections`` config, the selection-level metrics to ``results``.
 
@@ -23,16 +27,25 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from neurips26.corpora import RESOURCES
+from neurips26.corpora.video import release
+from neurips26.corpora.video.records import MissingInputError
 
-from neurips26 import __version__, hubfolder
+from neurips26 import __version__, hubfolder, settings
+from neurips26.errors import UserError
 from neurips26.hubfolder import column
+
+from . import benchmarks as bench
+from . import runner
+from .answerers import answerer
+from .core import SELECTORS
 
 BUILDER_VERSION = "1.0.0"
 BENCHMARKS = ("tar", "clovr")
 BUDGETS = (8, 16, 32, 64)
 Progress = Callable[[int, int], None] | None
-
-
+BUILDER_NAME = "neurips26.methods.frameselect.tables"
+FORMER_NAMES = ("neurips26.corpora.frameselect",)  # folders built before the builder moved
 
 STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
 SELECTIONS = pa.schema([
@@ -112,11 +125,8 @@ def _specs() -> dict[str, hubfolder.ConfigSpec]:
 
 
 def _benchmark_folder(raw: Path | None, name: str) -> Path:
-    if raw is None:
-        from neurips26.tasks import dataset_folder
-
-        return Path(dataset_folder(name))
-    return Path(raw) / name
+    """``raw/<name>``, else the data root's built folder (never built here: run ``neurips26 build <name>``)."""
+    return bench.built_folder(name, None if raw is None else Path(raw) / name)
 
 
 def _sort_results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -124,24 +134,24 @@ def _sort_results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                        r["budget"], r["metric"]))
 
 
+@RESOURCES.register("frameselect", requires=("tar", "clovr"))  # built folders it reads
 def build(raw: Path | None = None, out: Path = Path("frameselect"), workers: int = 1, progress: Progress = None,
           benchmarks: Sequence[str] = BENCHMARKS, selectors: Sequence[str] | None = None,
           budgets: Sequence[int] = BUDGETS, encoder: str = "descriptor", candidate_fps: float = 10.0, seed: int = 0,
           limit: int | None = None, cache: Path | None = None) -> Report:
-    """Select frames for every (benchmark, question, selector, budget) and write ``out`` (see the module docstring)."""
-    from neurips26.methods.frameselect import SELECTORS, runner
-    from neurips26.methods.frameselect import benchmarks as bench
-
+    """FrameSelect tables: frames every selector chose for every TAR/CLoVR question and budget, and their metrics."""
     selectors = list(selectors) if selectors else [*SELECTORS.names(), runner.ROUTER]
     cache = runner.default_cache() if cache is None else cache
     report = Report()
     selection_rows: list[dict[str, Any]] = []
     result_rows: list[dict[str, Any]] = []
     inputs: dict[str, str] = {}
+    demo = False  # true when any benchmark folder was built from a generator's default release
     for name in benchmarks:
         folder = _benchmark_folder(raw, name)
         questions = bench.load(name, folder, limit=limit)
-        inputs[f"{name}/manifest.json"] = hubfolder.sha256_file(folder / "manifest.json")
+        inputs[f"{name}/manifest.json"] = hubfolder.sha256_file(folder / settings.MANIFEST)
+        demo = demo or bool(json.loads((folder / settings.MANIFEST).read_text(encoding="utf-8")).get("demo"))
         pools = runner.pools(questions, encoder, candidate_fps, cache)
         rows, refused = runner.select_all(questions, pools, selectors, budgets, encoder, seed, progress)
         selection_rows += rows
@@ -157,15 +167,15 @@ def build(raw: Path | None = None, out: Path = Path("frameselect"), workers: int
     hubfolder.write_table(out, specs["results"], _sort_results(result_rows))
     parameters = {"benchmarks": list(benchmarks), "selectors": selectors, "budgets": [int(b) for b in budgets],
                   "encoder": encoder, "candidate_fps": candidate_fps, "seed": seed, "limit": limit}
-    _finish(out, list(specs.values()), parameters, inputs)
+    _finish(out, list(specs.values()), parameters, inputs, demo)
     return report
 
 
 def _finish(out: Path, configs: list[hubfolder.ConfigSpec], parameters: dict[str, Any],
-            inputs: dict[str, str]) -> None:
-    builder = {"name": "neurips26.corpora.frameselect", "version": BUILDER_VERSION, "package_version": __version__,
+            inputs: dict[str, str], demo: bool) -> None:
+    builder = {"name": BUILDER_NAME, "version": BUILDER_VERSION, "package_version": __version__,
                "parameters": parameters}
-    hubfolder.write_manifest(out, configs, builder, inputs)
+    release.write_manifest(out, configs, builder, inputs, demo)
     hubfolder.write_card(out, configs, META, render_card(out, configs, parameters))
     hubfolder.write_croissant(out, configs, META)
 
@@ -174,7 +184,7 @@ def read_config(folder: Path, config: str) -> pa.Table:
     """All rows of one config of a built folder (its shards in order)."""
     files = sorted((Path(folder) / "data" / config).glob("*.parquet"))
     if not files:
-        raise FileNotFoundError(f"{folder}: no {config} config (data/{config}/*.parquet); "
+        raise MissingInputError(f"{folder}: no {config} config (data/{config}/*.parquet); "
                                 "build it with: neurips26 build frameselect")
     return pa.concat_tables(pq.read_table(f) for f in files)
 
@@ -187,23 +197,20 @@ def replay(folder: Path, model: str, raw: Path | None = None, progress: Progress
     ``selectors`` and ``budgets`` answer only those stored selections (their rows replace the model's earlier
     rows for the same selector and budget; other rows stay).
     """
-    from neurips26.methods.frameselect import benchmarks as bench
-    from neurips26.methods.frameselect import runner
-    from neurips26.methods.frameselect.answerers import answerer
-
     folder = Path(folder)
     manifest_path = folder / "manifest.json"
     if not manifest_path.is_file():
-        raise FileNotFoundError(f"{folder}: not a built FrameSelect folder (no manifest.json)")
+        raise UserError(f"{folder}: not a built FrameSelect folder (no manifest.json); "
+                        "run `neurips26 build frameselect`")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    if manifest.get("builder", {}).get("name") != "neurips26.corpora.frameselect":
-        raise ValueError(f"{folder}: manifest.json is not a FrameSelect build's")
+    if manifest.get("builder", {}).get("name") not in (BUILDER_NAME, *FORMER_NAMES):
+        raise UserError(f"{folder}: manifest.json is not a FrameSelect build's")
     selections = read_config(folder, "selections").to_pylist()
     for name, wanted in (("selector", selectors), ("budget", budgets)):
         if wanted:
             missing = sorted(set(wanted) - {r[name] for r in selections})
             if missing:
-                raise ValueError(f"{folder}: no stored selections with {name} {', '.join(map(str, missing))}")
+                raise UserError(f"{folder}: no stored selections with {name} {', '.join(map(str, missing))}")
             selections = [r for r in selections if r[name] in set(wanted)]
     answering = answerer(model, **answerer_options)
     rows: list[dict[str, Any]] = []
@@ -218,7 +225,8 @@ def replay(folder: Path, model: str, raw: Path | None = None, progress: Progress
     specs["selections"].shards = {split: [hubfolder.Shard(**s) for s in shards]
                                   for split, shards in manifest["configs"]["selections"].items()}
     hubfolder.write_table(folder, specs["results"], _sort_results(kept + rows))
-    _finish(folder, list(specs.values()), manifest["builder"]["parameters"], manifest["inputs"]["sha256"])
+    _finish(folder, list(specs.values()), manifest["builder"]["parameters"], manifest["inputs"]["sha256"],
+            bool(manifest.get("demo")))
     return rows
 
 

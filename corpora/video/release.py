@@ -1,0 +1,121 @@
+"""Writing a video resource's folder: its items, ``videos`` (copied or embedded) and ``errors`` configs,
+manifest (with ``demo``), card, Croissant and build report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from neurips26 import hubfolder, settings
+from neurips26.hubfolder import column
+
+from .records import BuildReport, FileReport, VideoCheck, report_json, split_order
+
+STR, INT, FLOAT = pa.string(), pa.int64(), pa.float64()
+VIDEO_FIELDS = [
+    column("video_id", STR, "Video id (the file name without extension)"),
+    column("path", STR, "Path of the video file inside the dataset folder"),
+    column("duration", FLOAT, "Seconds from the first frame's start to the last frame's end"),
+    column("fps", FLOAT, "Average frame rate"),
+    column("n_frames", INT, "Number of frames"),
+    column("width", INT, "Frame width in pixels"),
+    column("height", INT, "Frame height in pixels"),
+    column("codec", STR, "Video codec"),
+    column("size_bytes", INT, "File size in bytes"),
+    column("sha256", STR, "SHA-256 of the file"),
+    column("source_file", STR, "Path of the file in the raw folder"),
+]
+VIDEOS = pa.schema(VIDEO_FIELDS)
+VIDEOS_EMBEDDED = pa.schema(VIDEO_FIELDS + [column("video", pa.binary(), "The video file's bytes")])
+ERRORS = pa.schema([
+    column("source_file", STR, "File (relative to the raw folder) the problem is in"),
+    column("item", STR, "Item id (or position) concerned, if any"),
+    column("level", STR, "file (whole file rejected), item (one annotation rejected) or video"),
+    column("reason", STR, "What is wrong"),
+])
+
+
+def place_video(src: Path, dst: Path) -> None:
+    """Hard-link ``src`` to ``dst`` when both are on one file system, else copy it."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def reset_video_folder(out: Path) -> None:
+    """``hubfolder.reset_folder`` plus the ``videos/`` an earlier build copied in."""
+    hubfolder.reset_folder(out)
+    shutil.rmtree(out / "videos", ignore_errors=True)
+
+
+def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoCheck], by_split: dict[str, list[str]],
+                 raw: Path, embed: bool) -> None:
+    """The ``videos`` config (one split per annotation split) and the files themselves."""
+    for split, ids in by_split.items():
+        writer = hubfolder.SplitWriter(out, spec.name, spec.schema, split, row_group_rows=1 if embed else 8192)
+        for vid in ids:
+            check = checks[vid]
+            src = raw / check.source_file
+            path = f"videos/{vid}{src.suffix.lower()}"
+            row = check.row(path)
+            if embed:
+                row["video"] = src.read_bytes()
+            else:
+                place_video(src, out / path)
+            writer.write(row)
+        spec.shards[split] = writer.close()
+
+
+def write_manifest(out: Path, configs: list[hubfolder.ConfigSpec], builder: dict[str, Any],
+                   inputs: dict[str, str], demo: bool) -> dict[str, Any]:
+    """``manifest.json`` (see :func:`neurips26.hubfolder.write_manifest`) with ``"demo"``: true when the folder
+    was built from a generator's default release rather than a real one."""
+    manifest = {**hubfolder.write_manifest(out, configs, builder, inputs), "demo": bool(demo)}
+    (Path(out) / settings.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], video_ids: Callable[[dict], list[str]],
+                  checks: dict[str, VideoCheck], raw: Path, embed_videos: bool, report: BuildReport,
+                  files: list[FileReport], errors: list[dict], meta: dict[str, Any],
+                  card: Callable[[list[hubfolder.ConfigSpec]], str], builder: dict[str, str],
+                  demo: bool = False) -> None:
+    """Write a video resource's folder: ``items`` split by split (rows in the order given), the ``videos`` and
+    ``errors`` configs, then manifest (every input file's sha256; ``demo`` as given), card, Croissant and
+    build_report.json.
+
+    Call :func:`account` first, so the video errors and input files are complete.
+    """
+    out = Path(out)
+    reset_video_folder(out)
+    configs = [items,
+               hubfolder.ConfigSpec("videos", VIDEOS_EMBEDDED if embed_videos else VIDEOS,
+                                    f"One row per video a row of {items.name} in the split references."),
+               hubfolder.ConfigSpec("errors", ERRORS, "Every rejected file, item and video, with the reason.")]
+    by_split: dict[str, list[dict]] = {}
+    for row in kept:
+        by_split.setdefault(row["split"], []).append(row)
+    splits = sorted(by_split, key=split_order)
+    for split in splits:
+        hubfolder.write_table(out, items, by_split[split], split)
+        report.by_split[split] = len(by_split[split])
+    videos_by_split = {split: sorted({v for r in by_split[split] for v in video_ids(r)}) for split in splits}
+    write_videos(out, configs[1], checks, videos_by_split, raw, embed_videos)
+    report.video_seconds = sum(checks[v].info.duration for v in {v for r in kept for v in video_ids(r)})
+    errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
+    hubfolder.write_table(out, configs[2], errors)
+
+    write_manifest(out, configs, builder, {f.path: f.sha256 for f in files}, demo)
+    hubfolder.write_card(out, configs, meta, card(configs))
+    hubfolder.write_croissant(out, configs, meta)
+    (out / "build_report.json").write_text(report_json(report, files), encoding="utf-8")
