@@ -18,18 +18,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from neurips26.corpora import builder
+from neurips26.corpora.clovr import build as clovr_build
+from neurips26.corpora.clovr import generate as clovr_generate
+from neurips26.corpora.tar import build as tar_build
+from neurips26.corpora.tar import generate as tar_generate
+
 from neurips26 import settings
 from neurips26.reference_models import baselines
 
 
 def build(root: Path, sets: int, videos: int) -> None:
     """LOCUS and RoleBench-Unlearn from their embedded samples; generated TAR and CLoVR releases."""
-    from neurips26.corpora import builder
-    from neurips26.corpora.clovr import build as clovr_build
-    from neurips26.corpora.clovr import generate as clovr_generate
-    from neurips26.corpora.tar import build as tar_build
-    from neurips26.corpora.tar import generate as tar_generate
-
     for resource in ("locus", "rolebench_unlearn"):
         builder(resource).build(out=root / resource)
     tar_generate.generate(root / "raw" / "tar", seed=0, n_videos=videos, test_videos=videos, duration=8.0)

@@ -19,6 +19,12 @@ from pathlib import Path
 
 import pytest
 from lm_eval.api.instance import Instance
+from lm_eval.tasks import TaskManager
+from neurips26.corpora import builder
+from neurips26.corpora.clovr import build as clovr_build
+from neurips26.corpora.clovr import generate as clovr_generate
+from neurips26.corpora.tar import build as tar_build
+from neurips26.corpora.tar import generate as tar_generate
 from neurips26.tasks import TASKS_DIR
 
 from neurips26 import settings
@@ -38,12 +44,6 @@ RANDOM = ("random", "seed=0")
 def reference_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """LOCUS and RoleBench-Unlearn from their embedded samples; TAR (6 test clips) and CLoVR (3 sets of 3 clips)
     generated releases: enough questions per task for a baseline interval below the top of the range."""
-    from neurips26.corpora import builder
-    from neurips26.corpora.clovr import build as clovr_build
-    from neurips26.corpora.clovr import generate as clovr_generate
-    from neurips26.corpora.tar import build as tar_build
-    from neurips26.corpora.tar import generate as tar_generate
-
     root = tmp_path_factory.mktemp("reference-data")
     for resource in ("locus", "rolebench_unlearn"):
         builder(resource).build(out=root / resource)
@@ -103,8 +103,6 @@ def test_the_majority_answer_is_the_majority_baseline_where_it_reads_the_evaluat
 def test_the_majority_answer_comes_from_the_training_split(reference_data: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEURIPS26_DATA", str(reference_data))
-    from lm_eval.tasks import TaskManager
-
     task = TaskManager(include_path=str(TASKS_DIR), include_defaults=False).load("locus_topic")["tasks"]["locus_topic"]
     train = Counter(task.doc_to_choice(d)[task.doc_to_target(d)] for d in task.training_docs())
     assert majority_label(task, [], closed=True) == train.most_common(1)[0][0]

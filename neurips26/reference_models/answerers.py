@@ -15,7 +15,8 @@ Two models are registered with lm-eval (``lm_eval.api.registry.register_model``)
       answerer *is* the majority-class baseline of that split; a free-text task with no training split
       (RoleBench-Unlearn, TAR's descriptions) has no majority label and answers the empty string.
       Multiple-choice requests give the choice whose text is that label the best log-likelihood (choice 0 when
-      a document does not offer it); a generation answers the label's text.
+      a document does not offer it); a generation answers the label's text. The task is loaded from our task
+      folder (``include_path=`` for another one).
     * ``empty``: every choice the same log-likelihood (lm-eval's argmax then takes the first) and every
       generation the empty string.
 
@@ -93,11 +94,13 @@ def majority_label(task: Any, evaluated: list[dict], closed: bool) -> str:
 
 
 class _Reference(LM):
-    """Shared plumbing: video tasks accepted, frames ignored; no tokenizer, no chat template."""
+    """Shared plumbing: video tasks accepted, frames ignored; no tokenizer; the chat template is the messages'
+    text, one per line (so option lines stay readable)."""
 
     MULTIMODAL = True
 
-    def __init__(self, batch_size: Any = None, device: Any = None, **_: Any) -> None:
+    def __init__(self, batch_size: Any = None, max_batch_size: Any = None, device: Any = None) -> None:
+        """``batch_size``, ``max_batch_size`` and ``device`` are what lm-eval passes every model; unused."""
         super().__init__()
 
     @property
