@@ -41,3 +41,36 @@ def dataset_folder(resource: str) -> Path:
 
         builder(resource).build(out=folder)
     return folder
+
+
+def load_config(resource: str, config: str, metadata: dict | None = None):
+    """Every split of ``config`` in the built ``resource`` folder, as a ``datasets.DatasetDict``.
+
+    Reads only (never builds): a missing folder or config is a UserError naming the command to run. What was
+    read is recorded in ``metadata["data"]`` (resource, config, builder version, sha256 of manifest.json,
+    whether the folder is a demo build), so it lands in the results file's task config.
+    """
+    import hashlib
+    import json
+
+    import datasets
+
+    from neurips26 import hubfolder, settings
+    from neurips26.errors import UserError
+
+    folder = settings.data_root() / resource
+    manifest_path = folder / settings.MANIFEST
+    if not manifest_path.is_file():
+        raise UserError(f"no built {resource} folder at {folder}: run `neurips26 build {resource}`")
+    raw = manifest_path.read_bytes()
+    manifest = json.loads(raw)
+    splits = manifest.get("configs", {}).get(config)
+    if not splits:
+        raise UserError(f"{folder}: no {config!r} config; run `neurips26 build {resource}`")
+    out = datasets.DatasetDict({split: datasets.Dataset(hubfolder.read_table(folder, config, split=split))
+                                for split in splits})
+    if metadata is not None:
+        metadata["data"] = {"resource": resource, "config": config,
+                            "version": manifest.get("builder", {}).get("version"),
+                            "manifest_sha256": hashlib.sha256(raw).hexdigest(), "demo": bool(manifest.get("demo"))}
+    return out

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from .labels import FUNCTIONS, TOPICS
+from neurips26.corpora.locus.records import FUNCTIONS, TOPICS
 
 AXES = {
     "substantive": "LocalLaws/LOCUS-Substantive",
