@@ -69,8 +69,12 @@ def load_config(resource: str, config: str, metadata: dict | None = None):
         raise UserError(f"{folder}: no {config!r} config; run `neurips26 build {resource}`")
     out = datasets.DatasetDict({split: datasets.Dataset(hubfolder.read_table(folder, config, split=split))
                                 for split in splits})
-    if metadata is not None:
-        metadata["data"] = {"resource": resource, "config": config,
-                            "version": manifest.get("builder", {}).get("version"),
-                            "manifest_sha256": hashlib.sha256(raw).hexdigest(), "demo": bool(manifest.get("demo"))}
+    if metadata is not None:  # lm-eval passes a copy of the task's metadata: a `data: {}` placeholder in the
+        # task YAML is the same dict as the task config's, so updating it in place reaches the results file
+        info = {"resource": resource, "config": config, "version": manifest.get("builder", {}).get("version"),
+                "manifest_sha256": hashlib.sha256(raw).hexdigest(), "demo": bool(manifest.get("demo"))}
+        if isinstance(metadata.get("data"), dict):
+            metadata["data"].update(info)
+        else:
+            metadata["data"] = info
     return out

@@ -71,7 +71,7 @@ def test_domain_options_are_lettered() -> None:
 @pytest.mark.parametrize("task", task_names())
 def test_every_task_has_a_protocol_and_reads_a_config(task: str) -> None:
     config = task_yaml(task)
-    assert config["metadata"]["version"] == 2.0
+    assert config["metadata"]["version"] == 2.0 and config["metadata"]["data"] == {}  # filled at load time
     protocol = config["metadata"]["protocol"]
     assert set(protocol) == PROTOCOL_KEYS and protocol["split"] == config["test_split"] == "test"
     assert config["dataset_path"] == "neurips26/locus" and config["custom_dataset"].startswith("!function utils.load_")

@@ -6,6 +6,7 @@ full schema, one file in the published card's shape, and bad files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -222,6 +223,11 @@ def test_label_tasks_use_the_released_labels(built: Path, tmp_path: Path, monkey
         samples = [json.loads(line) for f in run.samples_files if f.name.startswith(f"samples_{task}_")
                    for line in f.read_text().splitlines()]
         assert samples and "acc,none" in run.results["results"][task]
+        metadata = run.results["configs"][task]["metadata"]  # the protocol and the data it was computed on
+        assert metadata["protocol"]["metric"] == "acc" and metadata["protocol"]["baseline"] == "majority"
+        manifest = (built / "locus" / "manifest.json").read_bytes()
+        assert metadata["data"] == {"resource": "locus", "config": field, "version": "1.1.0",
+                                    "manifest_sha256": hashlib.sha256(manifest).hexdigest(), "demo": False}
         for sample in samples:
             label = released[sample["doc"]["section_id"]][field]
             assert sample["doc"]["answer"] == label and sample["doc"]["label_source"] == "released"
