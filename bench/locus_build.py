@@ -39,7 +39,7 @@ from typing import Any
 
 import psutil
 import pyarrow as pa
-from neurips26.corpora.locus.build import list_files
+from neurips26.corpora.locus.raw import list_files
 from neurips26.corpora.locus.real_sample import JURISDICTIONS as REAL
 from neurips26.corpora.locus.real_sample import link_raw
 from rich.console import Console

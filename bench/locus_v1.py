@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from neurips26.corpora.locus import v1
+from neurips26.corpora.locus import records
 from rich.console import Console
 from rich.table import Table
 
@@ -65,7 +65,7 @@ def make_shards(folder: Path, rows: int, shards: int, jurisdictions: int, chars:
         batch = []
         for i in range(s * per_shard, min(rows, (s + 1) * per_shard)):
             j = i * jurisdictions // rows
-            function = v1.FUNCTIONS[rng.randrange(4)]
+            function = records.FUNCTIONS[rng.randrange(4)]
             text = " ".join(rng.choice(WORDS) for _ in range(chars // 6))
             batch.append({
                 "document_id": f"doc-{j}", "section_index": i, "state": "GA",
@@ -73,14 +73,14 @@ def make_shards(folder: Path, rows: int, shards: int, jurisdictions: int, chars:
                 "represented_county_fips": ["13015"], "represented_county_name": ["Bartow County"],
                 "header": f"Sec. {j}-{i}. - {rng.choice(WORDS).title()}", "content": text,
                 "is_substantive": function != "Context", "function": function, "function_votes": 3,
-                "topic": v1.TOPICS[rng.randrange(5)], "topic_votes": 2,
+                "topic": records.TOPICS[rng.randrange(5)], "topic_votes": 2,
                 **{f"annotator{k}_function": function for k in (1, 2, 3)},
                 **{f"annotator{k}_topic": "Other" for k in (1, 2, 3)},
                 **{f"annotator{k}_confidence": rng.random() for k in (1, 2, 3)},
                 "opacity": rng.gauss(0, 1), "paternalism": rng.gauss(0, 1),
                 "enforcement_discretion": rng.gauss(0, 1), "problem_salience": rng.gauss(0, 1),
             })
-        pq.write_table(pa.Table.from_pylist(batch, schema=v1.V1_SCHEMA),
+        pq.write_table(pa.Table.from_pylist(batch, schema=records.V1_SCHEMA),
                        data / f"train-{s:05d}-of-{shards:05d}.parquet")
     return sum(p.stat().st_size for p in data.iterdir())
 

@@ -59,16 +59,42 @@ def built_folder(resource: str) -> Path:
 
 
 def load_config(resource: str, config: str, metadata: dict | None = None):
-    """Config ``config`` of the built folder of ``resource`` as a ``DatasetDict``; never builds.
+    """Every split of ``config`` in the built ``resource`` folder, as a ``datasets.DatasetDict``; never builds.
 
-    Records what was read in ``metadata["data"]`` (``resource``, ``config``, builder ``version``,
-    ``manifest_sha256``, ``demo``), in place when the task's metadata holds a ``data`` mapping
-    (lm-eval passes the task metadata's values as keyword arguments, so a nested mapping is the
-    task config's own and lands in the results file).
+    A missing folder or config is a UserError naming the command to run. What was read is recorded in
+    ``metadata["data"]`` (``resource``, ``config``, builder ``version``, ``manifest_sha256``, ``demo``): lm-eval
+    passes the task metadata's values as keyword arguments, so the task YAML's ``data: {}`` placeholder is the
+    task config's own mapping; filling it in place makes the record land in the results file.
     """
     import hashlib
     import json
 
+    import datasets  # lazy: third-party, slow to import; only when a task loads its data
+
+    from neurips26 import hubfolder
+
+    folder = built_folder(resource)
+    raw = (folder / settings.MANIFEST).read_bytes()
+    manifest = json.loads(raw)
+    splits = manifest.get("configs", {}).get(config)
+    if not splits:
+        raise UserError(f"{folder}: no {config!r} config; run `neurips26 build {resource}`")
+    out = datasets.DatasetDict({split: datasets.Dataset(hubfolder.read_table(folder, config, split=split))
+                                for split in splits})
+    if metadata is not None:
+        record = {"resource": resource, "config": config, "version": manifest.get("builder", {}).get("version"),
+                  "manifest_sha256": hashlib.sha256(raw).hexdigest(), "demo": bool(manifest.get("demo", False))}
+        if isinstance(metadata.get("data"), dict):
+            metadata["data"].clear()
+            metadata["data"].update(record)
+        else:
+            metadata["data"] = record
+    return out
+    """
+    import hashlib
+    import json
+
+<<<<<<< HEAD
     import datasets  # third-party, slow to import: only when a task loads its data
 
     folder = built_folder(resource)
@@ -84,3 +110,30 @@ def load_config(resource: str, config: str, metadata: dict | None = None):
         else:
             metadata["data"] = record
     return datasets.load_dataset(str(folder), config)
+=======
+    import datasets
+
+    from neurips26 import hubfolder, settings
+    from neurips26.errors import UserError
+
+    folder = settings.data_root() / resource
+    manifest_path = folder / settings.MANIFEST
+    if not manifest_path.is_file():
+        raise UserError(f"no built {resource} folder at {folder}: run `neurips26 build {resource}`")
+    raw = manifest_path.read_bytes()
+    manifest = json.loads(raw)
+    splits = manifest.get("configs", {}).get(config)
+    if not splits:
+        raise UserError(f"{folder}: no {config!r} config; run `neurips26 build {resource}`")
+    out = datasets.DatasetDict({split: datasets.Dataset(hubfolder.read_table(folder, config, split=split))
+                                for split in splits})
+    if metadata is not None:  # lm-eval passes a copy of the task's metadata: a `data: {}` placeholder in the
+        # task YAML is the same dict as the task config's, so updating it in place reaches the results file
+        info = {"resource": resource, "config": config, "version": manifest.get("builder", {}).get("version"),
+                "manifest_sha256": hashlib.sha256(raw).hexdigest(), "demo": bool(manifest.get("demo"))}
+        if isinstance(metadata.get("data"), dict):
+            metadata["data"].update(info)
+        else:
+            metadata["data"] = info
+    return out
+>>>>>>> wave3-locus

@@ -12,10 +12,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from neurips26.corpora.locus import build as locus
-from neurips26.corpora.locus import v1
-from neurips26.methods.locus_analysis import fines, gold, heads, modernbert, opacity, score, tasksets
-from neurips26.methods.locus_analysis.labels import FUNCTIONS, TOPICS
+from neurips26.corpora.locus import evalsets, goldset, v1
+from neurips26.corpora.locus.records import FUNCTIONS, TOPICS, V1_COLUMNS
+from neurips26.methods.locus_analysis import fines, gold, heads, modernbert, opacity, score
 
+from neurips26.errors import UserError
 from neurips26.search import search
 from neurips26.sql import run_query
 
@@ -134,7 +135,7 @@ def test_gold_reader_names_file_line_and_field(tmp_path: Path, gold_rows: list[d
         (tmp_path / "dev.jsonl").write_text(good + "\n" + line + "\n")
         with pytest.raises(ValueError, match=re.escape(message)):
             gold.read_gold(tmp_path)
-    with pytest.raises(FileNotFoundError, match="nowhere/dev.jsonl: gold set not found"):
+    with pytest.raises(goldset.GoldError, match="nowhere/dev.jsonl: gold set not found"):
         gold.read_gold(tmp_path / "nowhere")
 
 
@@ -246,16 +247,21 @@ def test_scores_config_is_written_and_queryable(scored: Path) -> None:
     assert {"scores", "locus_v1", "sections"} <= record_sets  # raises above on validation errors
 
 
-def test_task_loaders_read_weak_sets_and_name_a_missing_gold_folder(scored: Path, tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_task_loaders_read_weak_sets_and_name_the_gold_build(scored: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from neurips26.tasks.locus import utils
 
     monkeypatch.setenv("NEURIPS26_DATA", str(scored))
-    monkeypatch.setenv("NEURIPS26_LOCUS_GOLD", str(tmp_path / "no-gold"))
-    weak = utils.load_topic()
+    metadata: dict = {"version": 2.0}
+    weak = utils.load_config("locus", "topic", metadata)
     assert {"train", "test"} <= set(weak) and set(weak["test"]["answer"]) <= set(TOPICS)
-    with pytest.raises(FileNotFoundError, match="no-gold/dev.jsonl: gold set not found"):
-        utils.load_function_gold()
+    assert metadata["data"]["resource"] == "locus" and metadata["data"]["config"] == "topic"
+    assert metadata["data"]["demo"] is True and len(metadata["data"]["manifest_sha256"]) == 64
+    with pytest.raises(UserError, match="no 'function_gold' config.*neurips26 build locus --gold DIR"):
+        utils.load_function_gold()  # a task never builds: the gold configs come from `build --gold`
+    monkeypatch.setenv("NEURIPS26_DATA", str(tmp_path))
+    with pytest.raises(UserError, match="run `neurips26 build locus`"):
+        utils.load_topic()
 
 
 def test_score_bad_input_is_one_clear_line(scored: Path, tmp_path: Path) -> None:
@@ -279,7 +285,7 @@ def test_score_bad_input_is_one_clear_line(scored: Path, tmp_path: Path) -> None
 
 def test_locus_v1_round_trip_ingest_query_search_score(tmp_path: Path, tiny: dict[str, Path]) -> None:
     """A LOCUS-v1-shaped download: ingested, queried, searched, scored (modernbert), written back, same rows."""
-    rows = [{**dict.fromkeys(v1.V1_COLUMNS), "document_id": "ga-adel", "section_index": i, "state": "GA",
+    rows = [{**dict.fromkeys(V1_COLUMNS), "document_id": "ga-adel", "section_index": i, "state": "GA",
              "jurisdiction_name": "City of Adel", "jurisdiction_type": "city", "jurisdiction_geoid": "1300508",
              "represented_county_fips": ["13075"], "represented_county_name": ["Cook County"],
              "header": f"Sec. 6-{i}. - {h}", "content": t, "function": "Rules", "function_votes": 3,
@@ -309,13 +315,22 @@ def test_locus_v1_round_trip_ingest_query_search_score(tmp_path: Path, tiny: dic
 # -- evaluation sets for the lm-eval tasks ----------------------------------------------------------------------
 
 
-def test_weak_and_gold_task_sets(scored: Path, shared_data: Path) -> None:
-    sets = tasksets.corpus_sets((scored / "locus").resolve())
-    for task in tasksets.TASKS:
-        assert sets[task]["train"] and sets[task]["test"], task
-        test_jurisdictions = {r["jurisdiction_id"] for r in sets[task]["test"]}
-        assert not test_jurisdictions & {r["jurisdiction_id"] for r in sets[task]["train"]}
-        assert all(tasksets.CHOICES[task][r["label"]] == r["answer"] for split in sets[task].values() for r in split)
-    both = tasksets.gold_sets((scored / "locus").resolve(), (shared_data / "locus-gold").resolve())
-    assert [len(both[t]["test"]) for t in tasksets.TASKS] == [90, 75, 90]
-    assert both["function"]["train"] == sets["function"]["train"]
+def test_weak_and_gold_task_sets(tmp_path: Path, shared_data: Path) -> None:
+    out = tmp_path / "locus"
+    locus.build(out=out, gold=shared_data / "locus-gold")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "gold/dev.jsonl" in manifest["inputs"]["sha256"]
+    for task in ("function", "topic"):
+        weak = {s: pq.read_table(sorted((out / "data" / task).glob(f"{s}-*.parquet"))).to_pylist()
+                for s in evalsets.SPLITS}
+        assert weak["train"] and weak["test"], task
+        assert not {r["jurisdiction_id"] for r in weak["test"]} & {r["jurisdiction_id"] for r in weak["train"]}
+        assert all(evalsets.OPTIONS[task][r["label"]] == r["answer"] for split in weak.values() for r in split)
+    gold_test = {t: pq.read_table(sorted((out / "data" / f"{t}_gold").glob("test-*.parquet"))).to_pylist()
+                 for t in ("function", "topic", "substantive")}
+    assert [len(rows) for rows in gold_test.values()] == [90, 75, 90]
+    assert {r["label_source"] for rows in gold_test.values() for r in rows} == {"gold"}
+    def train(config: str) -> list[dict]:
+        return pq.read_table(sorted((out / "data" / config).glob("train-*.parquet"))).to_pylist()
+
+    assert train("function_gold") == train("function")

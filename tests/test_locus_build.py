@@ -12,11 +12,13 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from neurips26.corpora.locus import build as locus
+from neurips26.corpora.locus import records
 
 from neurips26 import hubfolder
 from tests.conftest import REAL
 
-CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline", "county_representatives",
+CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline", "function", "topic",
+           "county_representatives",
            "coverage", "locus_v1")
 
 
@@ -119,8 +121,8 @@ def test_croissant_validates_and_loads_records(sample: Path) -> None:
 
 
 def test_shards_roll_over_at_the_byte_budget(tmp_path: Path) -> None:
-    spec = hubfolder.ConfigSpec("t", locus.ERRORS, "test")
-    writer = hubfolder.SplitWriter(tmp_path, "t", locus.ERRORS, shard_bytes=2_000, row_group_rows=50)
+    spec = hubfolder.ConfigSpec("t", records.ERRORS, "test")
+    writer = hubfolder.SplitWriter(tmp_path, "t", records.ERRORS, shard_bytes=2_000, row_group_rows=50)
     rows = [{"source_file": f"f{i}", "jurisdiction_id": "j", "level": "file", "reason": f"r{i}" * 20}
             for i in range(500)]
     writer.write_all(rows)

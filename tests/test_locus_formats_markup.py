@@ -7,12 +7,12 @@ from pathlib import Path
 import lxml.html
 import pytest
 from neurips26.corpora.locus.formats import (
-    FORMATS,
     SNIFF_BYTES,
     Folder,
     FormatError,
     dc_xml,
     detect,
+    get_format,
     html_toc,
 )
 
@@ -98,7 +98,7 @@ def test_toc_gaps(spanish_fork: Path) -> None:
 
 
 def test_sniffing(spanish_fork: Path) -> None:
-    html, toc = FORMATS["semantic-html"], FORMATS["toc-json"]
+    html, toc = get_format("semantic-html"), get_format("toc-json")
     others = [*spanish_fork.glob("*.txt"), spanish_fork / "municipal_code_v1_1.schema.json"]
     assert len(others) == 5
     for path in others:
@@ -227,13 +227,13 @@ DC_HEAD = f'<?xml version="1.0" encoding="utf-8"?>\n<section xmlns="{dc_xml.NS}"
 def test_dc_bad_input(tmp_path: Path) -> None:
     truncated = tmp_path / "8-1.xml"
     truncated.write_text(DC_HEAD + "  <heading>Scope</heading>\n  <text>Cut off her", encoding="utf-8")
-    assert FORMATS["dc-code-xml"].sniff(truncated.read_bytes(), truncated)
+    assert get_format("dc-code-xml").sniff(truncated.read_bytes(), truncated)
     with pytest.raises(FormatError, match=r"malformed XML at line 5: Premature end of data"):
         list(dc_xml.parse_section(truncated, Folder(tmp_path)))
 
     other = tmp_path / "other.xml"
     other.write_text('<section xmlns="urn:else"><num>1</num></section>', encoding="utf-8")
-    assert not FORMATS["dc-code-xml"].sniff(other.read_bytes(), other)
+    assert not get_format("dc-code-xml").sniff(other.read_bytes(), other)
     with pytest.raises(FormatError, match="not a D.C. Code <section>"):
         list(dc_xml.parse_section(other, Folder(tmp_path)))
 

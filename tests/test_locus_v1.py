@@ -6,6 +6,7 @@ full schema, one file in the published card's shape, and bad files.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -18,9 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from neurips26.corpora.locus import build as locus
-from neurips26.corpora.locus import counties, v1
+from neurips26.corpora.locus import counties, records, v1
 
 from neurips26 import hubfolder
+from neurips26.errors import UserError
 
 CLI = [sys.executable, "-m", "neurips26.cli"]
 TEXT = ("No person shall keep any dog that runs at large upon the streets, sidewalks or public places of the "
@@ -35,16 +37,16 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def full_row(doc: str, index: int, state: str, name: str, kind: str, geoid: str, county: tuple[str, str],
              header: str, k: int) -> dict:
     """A row in the paper's schema with every label filled (values vary with k)."""
-    function = v1.FUNCTIONS[k % 4]
+    function = records.FUNCTIONS[k % 4]
     substantive = function != "Context"
     return {
         "document_id": doc, "section_index": index, "state": state, "jurisdiction_name": name,
         "jurisdiction_type": kind, "jurisdiction_geoid": geoid, "represented_county_fips": [county[0]],
         "represented_county_name": [county[1]], "header": header, "content": f"{TEXT}({k})",
         "is_substantive": substantive, "function": function, "function_votes": 2 + k % 2,
-        "topic": v1.TOPICS[k % 5] if substantive else None, "topic_votes": 3 if substantive else None,
+        "topic": records.TOPICS[k % 5] if substantive else None, "topic_votes": 3 if substantive else None,
         "annotator1_function": function, "annotator2_function": function, "annotator3_function": "Rules",
-        "annotator1_topic": v1.TOPICS[k % 5] if substantive else None, "annotator2_topic": None,
+        "annotator1_topic": records.TOPICS[k % 5] if substantive else None, "annotator2_topic": None,
         "annotator3_topic": "Other", "annotator1_confidence": 0.5 + k / 100, "annotator2_confidence": 0.9,
         "annotator3_confidence": None, "opacity": k / 7 - 1, "paternalism": -k / 3, "enforcement_discretion": 0.25,
         "problem_salience": None if k % 3 else 1.5,
@@ -69,8 +71,8 @@ CARD = [  # the published card's columns, plus one the schema does not know
 
 def card_as_v1(row: dict) -> dict:
     """What the ingester makes of a card-shaped row: aliases renamed, missing columns null."""
-    out = dict.fromkeys(v1.V1_COLUMNS)
-    out.update({k: v for k, v in row.items() if k in v1.V1_COLUMNS})
+    out = dict.fromkeys(records.V1_COLUMNS)
+    out.update({k: v for k, v in row.items() if k in records.V1_COLUMNS})
     out.update(jurisdiction_name=row["city"], jurisdiction_type=row["source_jurisdiction_type"],
                represented_county_name=[row["county"]])
     return out
@@ -205,26 +207,30 @@ def test_lm_eval_tasks_build_from_ingested_rows(built: Path, monkeypatch: pytest
     assert [d["heading"] for d in docs] == [r["heading"] for r in catchline["test"]]
     # the domain set needs the code's chapter headings, which LOCUS-v1 rows do not carry: a clear error
     assert not any(read(built / "locus", "domain", s) for s in ("train", "validation", "test"))
-    with pytest.raises(ValueError, match="no domain set .* evaluate locus_catchline,locus_function"):
+    with pytest.raises(UserError, match="empty test split .*no chapter headings.* evaluate locus_catchline"):
         TaskManager(include_path=str(TASKS_DIR)).load(["locus_domain"])
 
 
 def test_label_tasks_use_the_released_labels(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On a LOCUS-v1 ingest, locus_function/topic/substantive ask for LOCUS-v1's own majority labels."""
+    """On a LOCUS-v1 ingest, locus_function/topic ask for LOCUS-v1's own majority labels."""
     from neurips26 import evaluation
 
     released = {r["section_id"]: r for r in read(built / "locus", "v1_source")}
     monkeypatch.setenv("NEURIPS26_DATA", str(built))  # restored after the test (run() sets it too)
-    run = evaluation.run(["locus_function", "locus_topic", "locus_substantive"], limit=2, output=tmp_path,
+    run = evaluation.run(["locus_function", "locus_topic"], limit=2, output=tmp_path,
                          data=built)
-    for task, field in [("locus_function", "function"), ("locus_topic", "topic"),
-                        ("locus_substantive", "is_substantive")]:
+    for task, field in [("locus_function", "function"), ("locus_topic", "topic")]:
         samples = [json.loads(line) for f in run.samples_files if f.name.startswith(f"samples_{task}_")
                    for line in f.read_text().splitlines()]
         assert samples and "acc,none" in run.results["results"][task]
+        metadata = run.results["configs"][task]["metadata"]  # the protocol and the data it was computed on
+        assert metadata["protocol"]["metric"] == "acc" and metadata["protocol"]["baseline"] == "majority"
+        manifest = (built / "locus" / "manifest.json").read_bytes()
+        assert metadata["data"] == {"resource": "locus", "config": field, "version": "1.1.0",
+                                    "manifest_sha256": hashlib.sha256(manifest).hexdigest(), "demo": False}
         for sample in samples:
             label = released[sample["doc"]["section_id"]][field]
-            assert sample["doc"]["answer"] == (("yes" if label else "no") if field == "is_substantive" else label)
+            assert sample["doc"]["answer"] == label and sample["doc"]["label_source"] == "released"
 
 
 def test_scores_join_into_locus_v1(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -276,7 +282,7 @@ def test_scored_round_trip(built: Path, tmp_path: Path) -> None:
         for c in ("function", "is_substantive", "topic", "opacity", "paternalism", "enforcement_discretion",
                   "problem_salience"):
             assert row[c] == score[c], c
-    assert {r["function"] for r in back} <= set(v1.FUNCTIONS)
+    assert {r["function"] for r in back} <= set(records.FUNCTIONS)
     assert read(root / "locus", "v1_source") == read(built / "locus", "v1_source")  # the released labels stay
     card = yaml.safe_load((root / "locus" / "README.md").read_text().split("---")[1])
     assert card["license"] == "cc-by-nc-4.0"  # scoring keeps LOCUS-v1's license
@@ -297,7 +303,7 @@ def test_raw_build_of_the_real_sample_writes_locus_v1(real_locus: Path, tmp_path
 
 
 def test_bad_locus_v1_folder_and_both_sources_are_clear_errors(tmp_path: Path, download: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="LOCUS-v1 folder not found"):
+    with pytest.raises(v1.V1Error, match="LOCUS-v1 folder not found"):
         locus.build(from_locus_v1=tmp_path / "nope", out=tmp_path / "out")
     with pytest.raises(locus.BuildError, match="not both"):
         locus.build(raw=tmp_path, from_locus_v1=download, out=tmp_path / "out")

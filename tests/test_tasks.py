@@ -39,7 +39,7 @@ def check_results_file(path: Path, tasks: list[str]) -> dict:
         assert key in results, key
     for task in tasks:
         assert task in results["results"] and task in results["configs"]
-        assert results["versions"][task] == 1.0
+        assert results["versions"][task] == 2.0  # the lettered-option, protocol-carrying LOCUS tasks
         assert results["n-samples"][task]["effective"] == 2
         metrics = results["results"][task]
         values = [v for k, v in metrics.items() if "," in k and "_stderr" not in k]

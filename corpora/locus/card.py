@@ -6,10 +6,10 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING
 
+from .records import V1_SCHEMA, BuildReport
+
 if TYPE_CHECKING:
     from neurips26.hubfolder import ConfigSpec
-
-    from .build import BuildReport
 
 META = {
     "name": "locus",
@@ -50,8 +50,6 @@ def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[Co
                 domain_counts: dict[str, int], repo: str = "locus", coverage: list[dict] | None = None,
                 origin: str = "Built from raw ordinance codes.", license: str = META["license"]) -> str:
     """The card's prose with this build's counts filled in."""
-    from .v1 import V1_SCHEMA
-
     template = Template(resources.files("neurips26.cards").joinpath("locus.md").read_text(encoding="utf-8"))
     sections = next(c for c in configs if c.name == "sections")
     counties = {f for j in jurisdictions for f in j["county_fips"]}

@@ -1,4 +1,7 @@
-"""The county layer as the LOCUS paper defines it: one representative code per county, and coverage.
+"""The county layers: the access layer, one representative code per county, and coverage.
+
+``counties`` (the access layer, :func:`county_rows`) lists for each county every code that applies in it: the
+county's own code and every place code inside it.
 
 Beside the access layer (``counties``: every code that applies in a county),
 ``county_representatives`` keeps one code per county, chosen among the codes
@@ -25,34 +28,10 @@ from importlib import resources
 from pathlib import Path
 
 import addfips
-import pyarrow as pa
 
-from neurips26.hubfolder import column
+from .records import BY_POPULATION, BY_SECTIONS, OWN, BuildError, Jurisdiction, natural_key
 
-from .build import BuildError, natural_key
-
-OWN, BY_POPULATION, BY_SECTIONS = "own code", "largest place by population", "largest place by section count"
 POPULATION_KEYS = ("jurisdiction_id", "geoid", "place_geoid", "county_geoid")
-
-
-
-STR, INT, DOUBLE = pa.string(), pa.int64(), pa.float64()
-REPRESENTATIVES = pa.schema([
-    column("county_fips", STR, "Five-digit county FIPS code"),
-    column("county_name", STR, "County name"),
-    column("state", STR, "USPS state code"),
-    column("jurisdiction_id", STR, "The county's representative code"),
-    column("rule", STR, f"How it was chosen: {OWN}, {BY_POPULATION} or {BY_SECTIONS}"),
-    column("population", INT, "Population of the representative jurisdiction, when the table gives it"),
-    column("n_candidates", INT, "Codes with sections in the county"),
-])
-COVERAGE = pa.schema([
-    column("state", STR, "USPS state code"),
-    column("state_fips", STR, "Two-digit state FIPS code"),
-    column("counties_covered", INT, "Counties with a representative code"),
-    column("counties_total", INT, "Counties (and equivalents) in the state, Census 2020"),
-    column("share", DOUBLE, "counties_covered / counties_total"),
-])
 
 
 def read_population(path: Path) -> dict[str, int]:
@@ -134,3 +113,24 @@ def coverage_rows(representatives: list[dict], states: list[str]) -> list[dict]:
         rows.append({"state": state, "state_fips": state_fips, "counties_covered": covered[state],
                      "counties_total": total, "share": covered[state] / total if total else None})
     return rows
+
+
+def county_rows(jurisdictions: list[Jurisdiction], jurisdiction_rows: list[dict]) -> list[dict]:
+    """The access layer: for each county, its own code and every place code inside it."""
+    n_sections = {j["jurisdiction_id"]: j["n_sections"] for j in jurisdiction_rows}
+    counties: dict[str, dict] = {}
+    for j in jurisdictions:
+        own_code = j.kind in ("county", "consolidated") or (j.kind == "district" and len(j.county_fips) == 1)
+        for name, fips in j.resolved_counties:
+            c = counties.setdefault(fips, {"county_fips": fips, "county_name": name, "state": j.state,
+                                           "county_code_id": None, "jurisdiction_ids": [],
+                                           "n_jurisdictions": 0, "n_sections": 0})
+            if own_code and c["county_code_id"] is None:
+                c["county_code_id"] = j.jurisdiction_id
+            c["jurisdiction_ids"].append(j.jurisdiction_id)
+            c["n_jurisdictions"] += 1
+            c["n_sections"] += n_sections[j.jurisdiction_id]
+    for c in counties.values():
+        own = c["county_code_id"]
+        c["jurisdiction_ids"].sort(key=lambda jid: (jid != own, natural_key(jid)))
+    return [counties[k] for k in sorted(counties)]

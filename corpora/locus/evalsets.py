@@ -1,46 +1,74 @@
-"""Evaluation sets derived from the built corpus: the ``domain`` and ``catchline`` configs.
+"""Evaluation sets, written as configs of the ``locus`` folder at build time: the lm-eval tasks only read them.
 
-Splits are fixed and stratified by jurisdiction, so a test jurisdiction's text
-never appears among few-shot examples: jurisdictions are ordered by the
-sha256 of their id; the first 20% (at least one) are ``test``, the next 10%
-(at least one) ``validation``, the rest ``train`` (the few-shot pool). With
-fewer than three jurisdictions no evaluation sets are written.
+Configs (splits ``train``, the few-shot pool, ``validation`` and ``test``):
 
-Within a split, examples are kept in sha256(section_id) order up to a cap
-(``CAPS``), so the sets stay small and identical across rebuilds however large
-the corpus. The corpus is read in batches; memory is bounded by the caps.
+- ``domain``: a section's text -> its regulatory domain (``domains.py``), four options lettered A-D: the gold
+  domain and three distractors picked by hash;
+- ``catchline``: a section's text -> its heading (active sections with a real heading);
+- ``function``, ``topic``: a section's text -> its LOCUS function / topic (``records.FUNCTIONS``/``TOPICS``),
+  weak labels read from the code's own headings (``labels.py``; the prompt shows the text only, since the
+  labels come from the headings). In a folder ingested from LOCUS-v1 the released labels (majority of three
+  annotators, ``v1_source``) take the place of the weak ones wherever they are given;
+- ``function_gold``, ``topic_gold``, ``substantive_gold`` (only with ``build(gold=DIR)``): ``test`` is the gold
+  ``dev`` sections with their majority labels (topic: the substantive ones), ``train`` the weak train split of
+  the same label.
 
-- ``domain``: a section's text -> its regulatory domain (see ``domains.py``),
-  four choices: the gold domain and three distractors picked by hash.
-- ``catchline``: a section's text -> its heading (active sections with a real
-  heading and at least 80 characters of text).
+Splits are by jurisdiction, so a test jurisdiction's text never appears among few-shot examples:
+jurisdictions are ordered by the sha256 of their id; the first 20% (at least :data:`MIN_TEST_JURISDICTIONS`)
+are ``test``, the next 10% (at least one) ``validation``, the rest (at least one) ``train``. With fewer
+jurisdictions no evaluation sets are written. Within a split, examples are kept up to a cap (``CAPS``), drawn
+per label in proportion to the split's label counts (stratified), in sha256(section_id) order within a label,
+so the sets stay small and identical across rebuilds. The corpus is read in batches; memory is bounded by the
+caps.
+
+A label task whose test split comes from a single jurisdiction or holds a single label would score a
+constant answerer at 100% or measure one code's style: the build refuses it (:class:`BuildError` naming the
+config and why).
 """
 
 from __future__ import annotations
 
 import hashlib
 import heapq
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .domains import DOMAINS, domain_of_path
+from .labels import weak_function, weak_substantive, weak_topic
+from .records import CATCHLINE, DOMAIN, FUNCTIONS, LABEL, SUBSTANTIVE, TOPICS, BuildError
 
 SPLITS = ("train", "validation", "test")
 SHARES = {"test": 0.2, "validation": 0.1}
+MIN_TEST_JURISDICTIONS = 2
 CAPS = {"train": 2_000, "validation": 500, "test": 1_000}
+LABEL_CAPS = {"train": 300, "validation": 100, "test": 300}
 N_CHOICES = 4
-MAX_TEXT = 2_000  # characters of section text in a prompt
+MAX_TEXT = 2_000  # characters of section text in a domain/catchline prompt
+MAX_LABEL_TEXT = 1_200  # in a function/topic prompt (the gold texts are cut at 2,500)
 MIN_TEXT = 80
 SKIP_HEADINGS = ("reserved", "repealed", "[reserved]", "[repealed]")
 
-STR = pa.string()
-DOMAIN = pa.schema([("section_id", STR), ("jurisdiction_id", STR), ("number", STR), ("heading", STR),
-                    ("text", STR), ("domain", STR), ("choices", pa.list_(STR)), ("label", pa.int64())])
-CATCHLINE = pa.schema([("section_id", STR), ("jurisdiction_id", STR), ("number", STR), ("text", STR),
-                       ("heading", STR)])
+# config -> (schema, description, label column or None, options)
+CONFIGS = {
+    "domain": (DOMAIN, "Evaluation set: regulatory domain of a section (4 lettered options), splits by "
+                       "jurisdiction.", "domain", None),
+    "catchline": (CATCHLINE, "Evaluation set: write a section's catchline from its text, splits by jurisdiction.",
+                  None, None),
+    "function": (LABEL, "Evaluation set: LOCUS function of a section (Context, Rules, Process, Enforcement), "
+                        "weak labels, splits by jurisdiction.", "answer", FUNCTIONS),
+    "topic": (LABEL, "Evaluation set: LOCUS topic of a section (Buildings, Business, Nuisance, Zoning, Other), "
+                     "weak labels, splits by jurisdiction.", "answer", TOPICS),
+}
+GOLD_CONFIGS = {
+    "function_gold": (LABEL, "Evaluation set: LOCUS function, test = the gold dev sections.", "answer", FUNCTIONS),
+    "topic_gold": (LABEL, "Evaluation set: LOCUS topic, test = the substantive gold dev sections.", "answer", TOPICS),
+    "substantive_gold": (LABEL, "Evaluation set: whether a section is substantive (no/yes), test = the gold dev "
+                                "sections' is_substantive.", "answer", SUBSTANTIVE),
+}
+OPTIONS = {"function": FUNCTIONS, "topic": TOPICS, "substantive": SUBSTANTIVE}
 
 
 def _hash(text: str) -> int:
@@ -48,12 +76,12 @@ def _hash(text: str) -> int:
 
 
 def jurisdiction_splits(jurisdiction_ids: list[str]) -> dict[str, str]:
-    """jurisdiction_id -> split (see module docstring); empty when fewer than three."""
+    """jurisdiction_id -> split (see module docstring); empty when there are too few jurisdictions."""
     ordered = sorted(set(jurisdiction_ids), key=lambda j: (_hash(j), j))
-    if len(ordered) < 3:
-        return {}
-    n_test = max(1, round(len(ordered) * SHARES["test"]))
+    n_test = max(MIN_TEST_JURISDICTIONS, round(len(ordered) * SHARES["test"]))
     n_val = max(1, round(len(ordered) * SHARES["validation"]))
+    if len(ordered) < n_test + n_val + 1:
+        return {}
     return {j: "test" if i < n_test else "validation" if i < n_test + n_val else "train"
             for i, j in enumerate(ordered)}
 
@@ -65,6 +93,37 @@ def domain_choices(section_id: str, gold: str) -> tuple[list[str], int]:
     return choices, choices.index(gold)
 
 
+class _Pool:
+    """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.heaps: dict[str | None, list[tuple[int, str, dict]]] = defaultdict(list)
+        self.counts: Counter[str | None] = Counter()
+
+    def offer(self, label: str | None, row: dict) -> None:
+        self.counts[label] += 1
+        heap, item = self.heaps[label], (-_hash(row["section_id"]), row["section_id"], row)  # max-heap
+        if len(heap) < self.cap:
+            heapq.heappush(heap, item)
+        elif item > heap[0]:
+            heapq.heapreplace(heap, item)
+
+    def take(self) -> list[dict]:
+        """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
+        total = sum(self.counts.values())
+        if total <= self.cap:
+            quota = dict(self.counts)
+        else:
+            exact = {label: self.cap * n / total for label, n in self.counts.items()}
+            quota = {label: int(v) for label, v in exact.items()}
+            spare = self.cap - sum(quota.values())
+            for label in sorted(exact, key=lambda k: (-(exact[k] - quota[k]), str(k)))[:spare]:
+                quota[label] += 1
+        kept = [item for label, heap in self.heaps.items() for item in sorted(heap, reverse=True)[:quota[label]]]
+        return [row for _, _, row in sorted(kept, key=lambda t: (-t[0], t[1]))]
+
+
 def _rows(shards: list[Path]) -> Iterator[dict]:
     columns = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
     for shard in shards:
@@ -72,35 +131,92 @@ def _rows(shards: list[Path]) -> Iterator[dict]:
             yield from batch.to_pylist()
 
 
-def derive(shards: list[Path], jurisdiction_ids: list[str]) -> dict[str, dict[str, list[dict]]]:
-    """{"domain": {split: rows}, "catchline": {split: rows}} from the sections shards."""
+def _labelled(task: str, row: dict, label: str | bool, source: str) -> dict:
+    answer = SUBSTANTIVE[int(label)] if task == "substantive" else str(label)
+    return {"section_id": row["section_id"], "jurisdiction_id": row["jurisdiction_id"], "number": row["number"],
+            "text": row["text"][:MAX_LABEL_TEXT], "answer": answer, "label": OPTIONS[task].index(answer),
+            "label_source": source}
+
+
+def derive(shards: list[Path], jurisdiction_ids: list[str],
+           released: dict[str, dict] | None = None) -> dict[str, dict[str, list[dict]]]:
+    """{config: {split: rows}} for ``domain``, ``catchline``, ``function``, ``topic`` and the weak
+    ``substantive`` pool (the ``substantive_gold`` few-shot split), from the sections shards.
+
+    ``released``: section_id -> LOCUS-v1's released ``function``/``topic``/``substantive`` labels, which
+    replace the weak ones where given.
+    """
     splits = jurisdiction_splits(jurisdiction_ids)
     if not splits:
         return {}
-    kept: dict[tuple[str, str], list[tuple[int, str, dict]]] = {
-        (task, split): [] for task in ("domain", "catchline") for split in SPLITS}
-
-    def offer(task: str, split: str, row: dict) -> None:
-        heap, key = kept[(task, split)], -_hash(row["section_id"])  # max-heap of the smallest hashes
-        item = (key, row["section_id"], row)
-        if len(heap) < CAPS[split]:
-            heapq.heappush(heap, item)
-        elif item > heap[0]:
-            heapq.heapreplace(heap, item)
-
+    released = released or {}
+    tasks = ("domain", "catchline", "function", "topic", "substantive")
+    pools = {(task, split): _Pool((CAPS if task in ("domain", "catchline") else LABEL_CAPS)[split])
+             for task in tasks for split in SPLITS}
     for s in _rows(shards):
         split = splits.get(s["jurisdiction_id"])
         if split is None or s["status"] != "active" or len(s["text"]) < MIN_TEXT:
             continue
-        text = s["text"][:MAX_TEXT]
         base = {"section_id": s["section_id"], "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
         domain = domain_of_path(s["path"])
         if domain:
             choices, label = domain_choices(s["section_id"], domain)
-            offer("domain", split, {**base, "heading": s["heading"], "text": text, "domain": domain,
-                                    "choices": choices, "label": label})
+            pools[("domain", split)].offer(domain, {**base, "heading": s["heading"], "text": s["text"][:MAX_TEXT],
+                                                    "domain": domain, "choices": choices, "label": label})
         heading = s["heading"].strip().rstrip(".")
         if heading and heading.lower() not in SKIP_HEADINGS and len(heading) <= 200:
-            offer("catchline", split, {**base, "text": text, "heading": heading})
-    return {task: {split: [row for _, _, row in sorted(kept[(task, split)], key=lambda t: (-t[0], t[1]))]
-                   for split in SPLITS} for task in ("domain", "catchline")}
+            pools[("catchline", split)].offer(None, {**base, "text": s["text"][:MAX_TEXT], "heading": heading})
+        weak = {"function": weak_function(s["heading"]), "topic": weak_topic(s["path"]),
+                "substantive": weak_substantive(s["heading"], s["status"])}
+        given = {k: v for k, v in released.get(s["section_id"], {}).items() if v is not None}
+        for task in ("function", "topic", "substantive"):
+            label, source = (given[task], "released") if task in given else (weak[task], "weak")
+            if label is not None:
+                row = _labelled(task, s, label, source)
+                pools[(task, split)].offer(row["answer"], row)
+    return {task: {split: pools[(task, split)].take() for split in SPLITS} for task in tasks}
+
+
+def gold_sets(gold: list[dict], sets: dict[str, dict[str, list[dict]]]) -> dict[str, dict[str, list[dict]]]:
+    """{``<task>_gold``: {"train": the weak train split, "test": the gold dev examples}} (``goldset.read_gold``)."""
+    out = {}
+    for task in ("function", "topic", "substantive"):
+        test = []
+        for r in gold:
+            row = {**r, "section_id": r["gid"]}
+            if task == "function":
+                test.append(_labelled(task, row, r["function_majority"], "gold"))
+            elif task == "topic" and r["is_substantive"] and r["topic_majority"]:
+                test.append(_labelled(task, row, r["topic_majority"], "gold"))
+            elif task == "substantive":
+                test.append(_labelled(task, row, bool(r["is_substantive"]), "gold"))
+        out[f"{task}_gold"] = {"train": sets.get(task, {}).get("train", []), "test": test}
+    return out
+
+
+def check_test_splits(sets: dict[str, dict[str, list[dict]]]) -> None:
+    """Refuse a config whose test split is drawn from one jurisdiction or (label tasks) holds one label."""
+    for name, splits in sets.items():
+        if name not in CONFIGS and name not in GOLD_CONFIGS:
+            continue
+        test = splits.get("test", [])
+        if not test:
+            continue
+        label_column = (CONFIGS.get(name) or GOLD_CONFIGS[name])[2]
+        jurisdictions = sorted({r["jurisdiction_id"] for r in test})
+        if len(jurisdictions) < 2:
+            raise BuildError(f"locus config {name!r}: its test split comes from a single jurisdiction "
+                             f"({jurisdictions[0]}), so it would measure one code's style; add jurisdictions "
+                             f"with such sections to the raw folder")
+        labels = sorted({r[label_column] for r in test}) if label_column else []
+        if label_column and len(labels) < 2:
+            raise BuildError(f"locus config {name!r}: every test example has the label {labels[0]!r}, so a "
+                             f"constant answer would score 100%; add sections with other labels")
+
+
+def domain_counts(sets: dict) -> dict[str, int]:
+    """Domain label -> examples over all splits of the domain evaluation set."""
+    counts: Counter[str] = Counter()
+    for rows in sets.get("domain", {}).values():
+        counts.update(row["domain"] for row in rows)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from . import fines
+
 score = typer.Typer(help="LOCUS analysis layer: function, topic, substantive, four scores and fines per section.",
                     no_args_is_help=True, add_completion=False)
 
@@ -19,7 +21,7 @@ GoldOpt = Annotated[Path | None, typer.Option(
 
 def parse_models(values: list[str] | None) -> dict[str, str] | None:
     """``["opacity=path", ...]`` -> ``{"opacity": "path"}``; ValueError naming a malformed or unknown axis."""
-    from .modernbert import AXES
+    from .modernbert import AXES  # lazy: CLI start-up (numpy, pyarrow)
 
     if not values:
         return None
@@ -52,7 +54,7 @@ def score_locus(
     """Score every section of a built LOCUS folder: write the scores config and refresh locus_v1."""
     from rich.console import Console
 
-    from .score import score_folder
+    from .score import score_folder  # lazy: CLI start-up (numpy, pyarrow)
 
     folder = data if (data / "manifest.json").is_file() else data / "locus"
     if not (folder / "manifest.json").is_file():
@@ -82,8 +84,8 @@ def score_gold(
     from rich.console import Console
     from rich.table import Table
 
-    from . import gold as g
-    from .score import modernbert_labels
+    from . import gold as g  # lazy: CLI start-up (numpy, pyarrow)
+    from .score import modernbert_labels  # lazy: CLI start-up (numpy, pyarrow)
 
     rows = g.read_gold(gold or g.default_gold_dir())
     if backend == "default":
@@ -91,8 +93,6 @@ def score_gold(
             bar.add_task("cross-validate", total=None)
             pred = g.default_predictions(rows, weak)
     elif backend == "modernbert":
-        from . import fines
-
         headings, texts = [r["heading"] for r in rows], [r["text"] for r in rows]
         pred, _ = modernbert_labels(headings, texts, parse_models(model), 16)
         pred |= {k: [getattr(fines.extract(t), k) for t in texts] for k in ("max_fine_usd", "max_jail_days")}
@@ -121,8 +121,8 @@ def train_heads(
     """Retrain the default backend's heads on the gold dev part and a corpus's weak labels."""
     from rich.console import Console
 
-    from . import gold as g
-    from . import heads
+    from . import gold as g  # lazy: CLI start-up (numpy, pyarrow)
+    from . import heads  # lazy: CLI start-up (numpy, pyarrow)
 
     with _bar("embedding and training") as bar:
         bar.add_task("train", total=None)

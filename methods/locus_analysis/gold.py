@@ -1,7 +1,7 @@
 """Measure the scorers against the LOCUS gold set's ``dev`` part, next to the annotators' own agreement.
 
-``../shared/data/locus-gold/dev.jsonl``: 90 real sections labelled in three independent passes with the
-LOCUS-v1 codebook (majority labels, vote counts, every annotator's labels). Per field:
+The gold folder's ``dev.jsonl`` (``corpora/locus/goldset.py``): 90 real sections labelled in three independent
+passes with the LOCUS-v1 codebook (majority labels, vote counts, every annotator's labels). Per field:
 
 - function, topic (on the sections the majority calls substantive), is_substantive: accuracy and macro-F1
   against the majority; the ceiling is the mean over annotator pairs of the same metric, with Fleiss' kappa;
@@ -18,56 +18,24 @@ weak labels join every fold's training when given), never with the shipped heads
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from neurips26.corpora.locus.goldset import read_gold
 
-from .labels import FUNCTIONS, TOPICS
+from neurips26 import settings
 
-GOLD_FILE = "dev.jsonl"
-REQUIRED = ("gid", "jurisdiction_id", "number", "heading", "text", "function_majority", "topic_majority",
-            "is_substantive", "opacity_mean", "paternalism_mean", "max_fine_usd", "max_jail_days")
+from . import fines, heads, opacity
+
+__all__ = ["read_gold", "default_gold_dir", "evaluate", "ceilings", "default_predictions", "plot"]
 ANNOTATORS = (1, 2, 3)
 
 
 def default_gold_dir() -> Path:
-    """``$NEURIPS26_LOCUS_GOLD``, else ``../shared/data/locus-gold`` beside the repository."""
-    import os
-
-    if os.environ.get("NEURIPS26_LOCUS_GOLD"):
-        return Path(os.environ["NEURIPS26_LOCUS_GOLD"])
-    return Path(__file__).resolve().parents[3] / "shared" / "data" / "locus-gold"
-
-
-def read_gold(gold_dir: Path) -> list[dict]:
-    """The gold ``dev`` rows, checked: every required field present, labels from the codebook's sets."""
-    path = Path(gold_dir) / GOLD_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: gold set not found (expected the LOCUS gold folder with {GOLD_FILE})")
-    rows = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{line_no}: not valid JSON ({exc.msg})") from None
-        missing = [k for k in REQUIRED if k not in row]
-        if missing:
-            raise ValueError(f"{path}:{line_no}: missing field(s) {', '.join(missing)}")
-        if row["function_majority"] not in FUNCTIONS:
-            raise ValueError(f"{path}:{line_no}: function_majority {row['function_majority']!r} is not one of "
-                             f"{', '.join(FUNCTIONS)}")
-        if row["topic_majority"] is not None and row["topic_majority"] not in TOPICS:
-            raise ValueError(f"{path}:{line_no}: topic_majority {row['topic_majority']!r} is not one of "
-                             f"{', '.join(TOPICS)} or null")
-        rows.append(row)
-    if not rows:
-        raise ValueError(f"{path}: no rows")
-    return rows
+    """The gold folder: ``settings.locus_gold_dir()`` (``$NEURIPS26_LOCUS_GOLD``)."""
+    return settings.locus_gold_dir()
 
 
 def fleiss_kappa(ratings: Sequence[Sequence]) -> float:
@@ -168,8 +136,6 @@ def _same(a: float | None, b: float | None) -> bool:
 def default_predictions(gold: list[dict], weak_folder: Path | None = None, folds: int = 5) -> dict[str, list]:
     """The default backend on the gold texts: heads out of fold (plus ``weak_folder``'s weak labels when
     given), opacity and fines by rule."""
-    from . import fines, heads, opacity
-
     headings, texts = [r["heading"] for r in gold], [r["text"] for r in gold]
     weak = heads.weak_rows(weak_folder) if weak_folder is not None else []
     weak_x = heads.embed([r["heading"] for r in weak], [r["text"] for r in weak]) if weak else None

@@ -5,7 +5,7 @@ A section is embedded as ``"<heading>\\n<text>"`` (its first 128 word pieces) wi
 384-dimensional embedding:
 
 - ``function`` (4 classes) and ``is_substantive`` (2): logistic regression on the gold ``dev`` sections plus
-  the corpus's weak labels (``labels.py``) at a small sample weight (``WEAK_WEIGHT``);
+  the corpus's weak labels (``corpora/locus/labels.py``) at a small sample weight (``WEAK_WEIGHT``);
 - ``topic`` (5 classes, substantive sections only): logistic regression on ``dev`` alone (weak topic labels
   from chapter headings lowered cross-validated macro-F1 on ``dev``, so their weight is 0);
 - ``paternalism``: ridge regression on the ``dev`` annotators' mean rating.
@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-from .labels import FUNCTIONS, TOPICS, weak_function, weak_substantive, weak_topic
+from neurips26.corpora.locus.goldset import read_gold
+from neurips26.corpora.locus.labels import weak_function, weak_substantive, weak_topic
+from neurips26.corpora.locus.records import FUNCTIONS, TOPICS
+from neurips26.methods.unlearn.scorer import embedder
 
 HEADS_FILE = Path(__file__).with_name("heads.npz")
 DIM = 384
@@ -42,8 +44,6 @@ def section_input(heading: str, text: str) -> str:
 
 def embed(headings: Sequence[str], texts: Sequence[str], batch_size: int = BATCH) -> np.ndarray:
     """Unit-length MiniLM embeddings of sections, shape [n, 384]."""
-    from neurips26.methods.unlearn.scorer import embedder
-
     if not len(texts):
         return np.zeros((0, DIM), dtype=np.float32)
     inputs = [section_input(h, t) for h, t in zip(headings, texts, strict=True)]
@@ -180,8 +180,6 @@ def weak_rows(folder: Path, limit: int = MAX_WEAK) -> list[dict]:
 
 def train(gold_dir: Path, folder: Path, out: Path = HEADS_FILE) -> Heads:
     """Train the shipped heads from the gold ``dev`` part and a built corpus's weak labels; save to ``out``."""
-    from .gold import read_gold
-
     gold = read_gold(gold_dir)
     weak = weak_rows(folder)
     heads = fit(embed([r["heading"] for r in gold], [r["text"] for r in gold]), gold,

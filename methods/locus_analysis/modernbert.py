@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from neurips26.corpora.locus.records import FUNCTIONS, TOPICS
 
-from .labels import FUNCTIONS, TOPICS
+from neurips26.models import device as default_device
 
 AXES = {
     "substantive": "LocalLaws/LOCUS-Substantive",
@@ -79,8 +80,6 @@ def load(axis: str, source: str, device: str | None = None) -> AxisModel:
     if axis not in AXES:
         raise ValueError(f"unknown axis {axis!r}; axes: {', '.join(AXES)}")
     if device is None:
-        from neurips26.models import device as default_device
-
         device = default_device()
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)

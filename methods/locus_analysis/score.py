@@ -26,11 +26,13 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+from neurips26.corpora.locus import v1
 
 from neurips26 import hubfolder
 from neurips26.hubfolder import column
 
-from . import fines, lexical, opacity
+from . import fines, lexical, modernbert, opacity
+from .heads import Heads, embed
 from .modernbert import CONTINUOUS
 
 BACKENDS = ("default", "modernbert")
@@ -77,8 +79,6 @@ def zscore(values: list[float]) -> list[float]:
 def default_labels(headings: list[str], texts: list[str],
                    progress: Callable[[int], None] | None = None) -> dict[str, list]:
     """Raw (not yet z-scored) labels of the default backend."""
-    from .heads import Heads, embed
-
     heads = Heads.load()
     chunks = []
     for start in range(0, len(texts), CHUNK):
@@ -96,8 +96,6 @@ def default_labels(headings: list[str], texts: list[str],
 def modernbert_labels(headings: list[str], texts: list[str], models: dict[str, str] | None,
                       batch_size: int, progress: Callable[[float], None] | None = None) -> tuple[dict[str, list], bool]:
     """Labels from the released classifiers; (labels, whether the default backend filled any field)."""
-    from . import modernbert
-
     sources = dict(models) if models else dict(modernbert.AXES)
     out: dict[str, list] = {}
     step = (lambda n: progress(n / len(sources))) if progress else None  # one pass over the corpus per axis
@@ -147,8 +145,6 @@ def score_table(sections: pa.Table, backend: str = "default", models: dict[str, 
 def score_folder(folder: Path, backend: str = "default", models: dict[str, str] | None = None,
                  batch_size: int = 16, progress: Callable[[int, int], None] | None = None) -> pa.Table:
     """Score a built LOCUS folder in place: write ``scores`` and rewrite ``locus_v1``; return the scores."""
-    from neurips26.corpora.locus import v1
-
     folder = Path(folder)
     sections = read_sections(folder)
     done = 0

@@ -1,4 +1,8 @@
-"""LOCUS tasks: data from the built folder's evaluation configs, catchline scoring."""
+"""LOCUS tasks: data from the built ``locus`` folder's evaluation configs; lettered-option and catchline scoring.
+
+Every loader reads one config through ``neurips26.tasks.load_config`` (which records what it read in the
+task's metadata) and never builds: a missing folder or config stops with the command to run.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +10,65 @@ import re
 import string
 
 import datasets
-from neurips26.tasks import dataset_folder
+from neurips26.tasks import load_config
 from rouge_score import rouge_scorer
+from sklearn.metrics import f1_score
+
+from neurips26.errors import UserError
 
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 _PUNCT = re.compile(f"[{re.escape(string.punctuation)}]")
 
 
-def _load(config: str) -> datasets.DatasetDict:
-    return datasets.load_dataset(str(dataset_folder("locus")), config)
+def _load(config: str, metadata: dict, build_hint: str = "") -> datasets.DatasetDict:
+    data = load_config("locus", config, metadata)
+    if not len(data["test"]):
+        raise UserError(f"locus config {config!r} has an empty test split{build_hint}")
+    return data
 
 
-def load_domain(**kwargs) -> datasets.DatasetDict:
-    """The ``domain`` config; a folder without one (a LOCUS-v1 ingest: no chapter headings to label) is an error."""
-    import pyarrow.parquet as pq
-
-    folder = dataset_folder("locus")
-    if not sum(pq.read_metadata(f).num_rows for f in (folder / "data" / "domain").glob("*.parquet")):
-        raise ValueError(f"{folder}: no domain set (its sections carry no chapter headings, as in a LOCUS-v1 "
-                         "ingest); evaluate locus_catchline,locus_function,locus_topic,locus_substantive instead")
-    return _load("domain")
+def load_domain(**metadata) -> datasets.DatasetDict:
+    """The ``domain`` config; a folder without domain labels (a LOCUS-v1 ingest) is an error."""
+    return _load("domain", metadata, " (its sections carry no chapter headings, as in a LOCUS-v1 ingest); "
+                 "evaluate locus_catchline,locus_function,locus_topic instead")
 
 
-def load_catchline(**kwargs) -> datasets.DatasetDict:
-    return _load("catchline")
+def load_catchline(**metadata) -> datasets.DatasetDict:
+    """The ``catchline`` config."""
+    return _load("catchline", metadata)
+
+
+def load_function(**metadata) -> datasets.DatasetDict:
+    """The ``function`` config (weak or released labels)."""
+    return _load("function", metadata)
+
+
+def load_topic(**metadata) -> datasets.DatasetDict:
+    """The ``topic`` config (weak or released labels)."""
+    return _load("topic", metadata)
+
+
+def _gold(task: str, metadata: dict) -> datasets.DatasetDict:
+    try:
+        return load_config("locus", f"{task}_gold", metadata)
+    except UserError as exc:
+        raise UserError(f"{exc} with the gold folder: run `neurips26 build locus --gold DIR` "
+                        "(DIR holds the gold set's dev.jsonl)") from None
+
+
+def load_function_gold(**metadata) -> datasets.DatasetDict:
+    """The ``function_gold`` config: the gold dev sections as test."""
+    return _gold("function", metadata)
+
+
+def load_topic_gold(**metadata) -> datasets.DatasetDict:
+    """The ``topic_gold`` config: the substantive gold dev sections as test."""
+    return _gold("topic", metadata)
+
+
+def load_substantive_gold(**metadata) -> datasets.DatasetDict:
+    """The ``substantive_gold`` config: the gold dev sections' is_substantive as test."""
+    return _gold("substantive", metadata)
 
 
 def normalize(text: str) -> str:
@@ -38,43 +77,25 @@ def normalize(text: str) -> str:
 
 
 def score_catchline(doc: dict, results: list[str]) -> dict[str, float]:
+    """exact_match and rougeL of a generated catchline against the gold heading."""
     prediction, gold = normalize(results[0]), normalize(doc["heading"])
     rouge = _ROUGE.score(gold, prediction)["rougeL"].fmeasure if prediction and gold else 0.0
     return {"exact_match": float(prediction == gold), "rougeL": rouge}
 
 
-def _analysis(task: str, gold: bool = False) -> datasets.DatasetDict:
-    """LOCUS analysis sets (``neurips26.methods.locus_analysis.tasksets``): weak corpus, or gold dev as test."""
-    from neurips26.methods.locus_analysis import gold as gold_set
-    from neurips26.methods.locus_analysis import tasksets
+def score_choice(doc: dict, results: list) -> dict:
+    """Lettered options: the answer is the letter with the highest log-likelihood.
 
-    folder = dataset_folder("locus").resolve()
-    sets = (tasksets.gold_sets(folder, gold_set.default_gold_dir().resolve()) if gold
-            else tasksets.corpus_sets(folder))[task]
-    columns = ["section_id", "jurisdiction_id", "number", "text", "answer", "label"]
-    return datasets.DatasetDict({split: datasets.Dataset.from_list(rows) if rows else
-                                 datasets.Dataset.from_dict({c: [] for c in columns}) for split, rows in sets.items()})
-
-
-def load_function(**kwargs) -> datasets.DatasetDict:
-    return _analysis("function")
+    ``acc`` per sample (so the leaderboard can recompute it from the samples) and (gold, predicted) pairs for
+    ``macro_f1``. Letters are one token each, so no length normalisation is needed or reported.
+    """
+    scores = [r[0] if isinstance(r, (tuple, list)) else r for r in results]
+    pred = max(range(len(scores)), key=scores.__getitem__)
+    gold = int(doc["label"])
+    return {"acc": float(pred == gold), "macro_f1": (gold, pred)}
 
 
-def load_topic(**kwargs) -> datasets.DatasetDict:
-    return _analysis("topic")
-
-
-def load_substantive(**kwargs) -> datasets.DatasetDict:
-    return _analysis("substantive")
-
-
-def load_function_gold(**kwargs) -> datasets.DatasetDict:
-    return _analysis("function", gold=True)
-
-
-def load_topic_gold(**kwargs) -> datasets.DatasetDict:
-    return _analysis("topic", gold=True)
-
-
-def load_substantive_gold(**kwargs) -> datasets.DatasetDict:
-    return _analysis("substantive", gold=True)
+def macro_f1(items: list) -> float:
+    """Macro-averaged F1 over the gold classes present (a constant answerer scores low whatever the balance)."""
+    golds, preds = zip(*items, strict=True) if items else ((), ())
+    return float(f1_score(golds, preds, average="macro", labels=sorted(set(golds)), zero_division=0))

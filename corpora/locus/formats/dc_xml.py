@@ -21,7 +21,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from . import Folder, FormatError, Section, register
+from .base import FORMATS, Folder, FormatError, Section
 
 NS = "https://code.dccouncil.us/schemas/dc-library"
 XI = "http://www.w3.org/2001/XInclude"
@@ -181,7 +181,7 @@ def _sniff_section(head: bytes, path: Path) -> bool:
     return _root_tag(head) == f"{{{NS}}}section"
 
 
-@register("dc-code-xml", _sniff_section, extensions=(".xml",))
+@FORMATS.register("dc-code-xml", sniff=_sniff_section, extensions=(".xml",))
 def parse_section(path: Path, folder: Folder) -> Iterator[Section]:
     """The one section of a D.C. Code section file."""
     root = _load(path)
@@ -217,7 +217,7 @@ def _sniff_index(head: bytes, path: Path) -> bool:
     return _root_tag(head) == f"{{{NS}}}container"
 
 
-@register("dc-code-index", _sniff_index, extensions=(".xml",), companion=True)
+@FORMATS.register("dc-code-index", sniff=_sniff_index, extensions=(".xml",), companion=True)
 def parse_index(path: Path, folder: Folder) -> Iterator[Section]:
     """Validate a title index; it yields no sections (section files read it for their path)."""
     _index_entries(path)

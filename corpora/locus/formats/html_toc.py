@@ -30,7 +30,7 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
-from . import Folder, FormatError, Section, decode_text, register
+from .base import FORMATS, Folder, FormatError, Section, decode_text
 
 _HTML = re.compile(rb"<!doctype\s+html|<html[\s>]", re.I)
 _SECTION_TAG = re.compile(rb"<section\s[^>]*\bid\s*=", re.I)
@@ -160,7 +160,7 @@ def _sniff_html(head: bytes, path: Path) -> bool:
     return bool(_HTML.search(head) and _SECTION_TAG.search(head))
 
 
-@register("semantic-html", _sniff_html, extensions=(".html", ".htm", ".xhtml"))
+@FORMATS.register("semantic-html", sniff=_sniff_html, extensions=(".html", ".htm", ".xhtml"))
 def parse_html(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of one title, stubs skipped and repeated ids resolved (see the module doc)."""
     yield from _sections(path)
@@ -198,7 +198,7 @@ def _sniff_toc(head: bytes, path: Path) -> bool:
     return text.startswith("[") and all(f'"{key}"' in text for key in ("title", "file", "toc"))
 
 
-@register("toc-json", _sniff_toc, extensions=(".json",), companion=True)
+@FORMATS.register("toc-json", sniff=_sniff_toc, extensions=(".json",), companion=True)
 def parse_toc(path: Path, folder: Folder) -> Iterator[Section]:
     """Validate a table of contents; it yields no sections (:func:`toc_gaps` reads it)."""
     _load_toc(path.read_bytes(), path)

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import Folder, FormatError, Section, decode_text, register
+from .base import FORMATS, Folder, FormatError, Section, decode_text
 
 SECTION_LINE = re.compile(
     r"(?P<open>\[)?(?:Secs?\.|Section) "
@@ -295,6 +295,7 @@ def sniff(head: bytes, path: Path) -> bool:
     return any(SECTION_LINE.match(line.strip()) for line in text.splitlines())
 
 
-@register("municode-text", sniff, extensions=(".txt",))
+@FORMATS.register("municode-text", sniff=sniff, extensions=(".txt",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
+    """Sections of a Municode full-text export (see the module doc)."""
     yield from sections_from_text(decode_text(path.read_bytes(), path))

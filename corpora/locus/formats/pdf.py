@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from . import Folder, FormatError, Section, register
+from .base import FORMATS, Folder, FormatError, Section
 from .municode import sections_from_text
 
 OCR_DPI = 300
@@ -65,6 +65,7 @@ def pdf_text(path: Path) -> str:
     return "\n".join(pages)
 
 
-@register("pdf", sniff, extensions=(".pdf",))
+@FORMATS.register("pdf", sniff=sniff, extensions=(".pdf",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
+    """Sections of a code PDF: its text layer (or OCR), read as a Municode text export."""
     yield from sections_from_text(pdf_text(path))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from . import Folder, FormatError, Section, register
+from .base import FORMATS, Folder, FormatError, Section
 from .municode import Assembler, text_lines
 
 TEI = "http://www.tei-c.org/ns/1.0"
@@ -62,8 +62,9 @@ def _walk(div: etree._Element, assembler: Assembler) -> None:
             assembler.feed(text_lines(child.xpath("string()")))
 
 
-@register("tei-xml", sniff, extensions=(".xml",))
+@FORMATS.register("tei-xml", sniff=sniff, extensions=(".xml",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
+    """Sections of a TEI-XML code (see the module doc)."""
     root = _load(path)
     if root.tag != f"{{{TEI}}}TEI":
         raise FormatError(f"root element is {etree.QName(root).localname}, not TEI")

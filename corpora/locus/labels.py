@@ -1,8 +1,9 @@
-"""LOCUS label sets and weak labels read from a code's own headings.
+"""Weak LOCUS labels read from a code's own headings.
 
-The label sets are LOCUS-v1's (see ``../shared/data/locus-gold/CODEBOOK.md``). Weak labels need no annotator:
+The label sets are LOCUS-v1's (``records.FUNCTIONS``/``TOPICS``; see the gold folder's ``CODEBOOK.md``).
+Weak labels need no annotator:
 
-- ``weak_topic``: from the chapter/title headings above a section (``corpora/locus/domains.py``), the
+- ``weak_topic``: from the chapter/title headings above a section (``domains.py``), the
   project's thirteen domains folded into the five LOCUS topics (``DOMAIN_TOPIC``);
 - ``weak_function``: from the section's own catchline, by keyword, first match in the order Context,
   Enforcement, Process, Rules (``FUNCTION_CUES``); None when no cue matches;
@@ -14,10 +15,8 @@ from __future__ import annotations
 
 import re
 
-from neurips26.corpora.locus.domains import domain_of_path
+from .domains import domain_of_path
 
-FUNCTIONS = ("Context", "Rules", "Process", "Enforcement")
-TOPICS = ("Buildings", "Business", "Nuisance", "Zoning", "Other")
 DOMAIN_TOPIC = {
     "zoning": "Zoning", "buildings": "Buildings", "business licensing": "Business", "alcohol": "Business",
     "animals": "Nuisance", "noise": "Nuisance", "health and sanitation": "Nuisance", "traffic": "Other",
@@ -53,6 +52,7 @@ def weak_function(heading: str) -> str | None:
 
 
 def weak_substantive(heading: str, status: str = "active") -> bool | None:
+    """Whether a section is substantive, from its catchline and status, or None."""
     if status != "active":
         return False
     function = weak_function(heading)

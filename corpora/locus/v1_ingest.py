@@ -1,0 +1,288 @@
+"""Ingest a LOCUS-v1 download (``neurips26 build locus --from-locus-v1 DIR``) into our records.
+
+See :mod:`.v1` for the rules (which files are inputs, how ids are made, the output order). This module reads
+the Parquet files and yields one :class:`~.records.CodeResult` per jurisdiction, with the identity and label
+columns of each row for the ``v1_source`` config.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import addfips
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from neurips26 import hubfolder
+
+from .records import (
+    BOOL,
+    DOUBLE,
+    INT,
+    LIST,
+    STR,
+    V1_COLUMNS,
+    V1_SCHEMA,
+    CodeResult,
+    FileReport,
+    Jurisdiction,
+    natural_key,
+)
+from .records import V1_IDENTITY as IDENTITY
+from .records import V1_LABELS as LABELS
+from .v1 import ALIASES, FORMAT, NOT_DATA, SOURCE, TYPE_WORDS, V1Error
+
+
+@dataclass
+class V1Source:
+    """A LOCUS-v1 download, read: jurisdictions, their sections (lazily), files and problems."""
+
+    jurisdictions: list[Jurisdiction]
+    files: list[FileReport]
+    errors: list[dict]
+    table: pa.Table  # canonical columns + _jid, sorted in output order
+    file_names: list[str]
+    n_rows: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> sections
+    n_files: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> files its rows came from
+
+    def results(self) -> Iterator[tuple[CodeResult, list[dict]]]:
+        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction."""
+        start = 0
+        for j in self.jurisdictions:
+            part = self.table.slice(start, self.n_rows[j.jurisdiction_id]).to_pylist()
+            start += len(part)
+            rows, source_rows, seen = [], [], defaultdict(int)
+            for row in part:
+                index = row["section_index"]
+                key = (f"{row['document_id']}:{index}" if row["document_id"] is not None and index is not None
+                       else f"{j.jurisdiction_id}:{len(rows)}")
+                seen[key] += 1
+                section_id = key if seen[key] == 1 else f"{key}~{seen[key]}"
+                rows.append({
+                    "section_id": section_id, "jurisdiction_id": j.jurisdiction_id, "state": j.state,
+                    "number": _number(row["header"]) or str(len(rows) if index is None else index),
+                    "heading": row["header"] or "", "text": row["content"] or "", "path": [], "history": [],
+                    "cross_references": [], "status": "active", "order": len(rows),
+                    "source_file": self.file_names[row["_file"]], "format": FORMAT,
+                })
+                source_rows.append({"section_id": section_id, **{c: row[c] for c in IDENTITY + LABELS}})
+            yield CodeResult(j.jurisdiction_id, rows, [], []), source_rows
+
+
+NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*([0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")
+
+
+def _number(header: str | None) -> str | None:
+    match = NUMBER.match(header or "")
+    return match.group(1) if match else None
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def kind_of(jurisdiction_type: str | None, geoid: str | None) -> str | None:
+    """Our kind for a LOCUS-v1 jurisdiction_type (None when unknown); a 5-digit GEOID means county."""
+    if jurisdiction_type is None or not jurisdiction_type.strip():
+        return "county" if geoid and len(geoid) == 5 else "city"
+    text = jurisdiction_type.lower()
+    return next((kind for word, kind in TYPE_WORDS if word in text), None)
+
+
+def _is(dtype: pa.DataType, want: pa.DataType) -> bool:
+    if want == STR:
+        return pa.types.is_string(dtype) or pa.types.is_large_string(dtype) or pa.types.is_null(dtype)
+    if want == INT:
+        return pa.types.is_integer(dtype) or pa.types.is_null(dtype)
+    if want == DOUBLE:
+        return pa.types.is_floating(dtype) or pa.types.is_integer(dtype) or pa.types.is_null(dtype)
+    if want == BOOL:
+        return pa.types.is_boolean(dtype) or pa.types.is_null(dtype)
+    return ((pa.types.is_list(dtype) or pa.types.is_large_list(dtype)) and _is(dtype.value_type, STR)) or \
+        _is(dtype, STR)  # a single county as a plain string
+
+
+def read_file(path: Path, name: str) -> tuple[pa.Table, list[str]]:
+    """One LOCUS-v1 file as a table of all :data:`V1_SCHEMA` columns; also its unknown columns."""
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise V1Error(f"{name}: not a Parquet file ({str(exc).splitlines()[0]})") from None
+    rename = {}
+    for source in schema.names:
+        target = ALIASES.get(source, source)
+        if target in V1_COLUMNS and target not in rename.values() and (source == target or target not in schema.names):
+            rename[source] = target
+    unknown = [c for c in schema.names if c not in rename]
+    present = set(rename.values())
+    missing = [c for c in ("header", "content") if c not in present]
+    if "jurisdiction_geoid" not in present and not {"jurisdiction_name", "state"} <= present:
+        missing.append("jurisdiction_geoid (or jurisdiction_name/city and state)")
+    if missing:
+        raise V1Error(f"{name}: missing required column(s) {', '.join(missing)}")
+    for source, target in rename.items():
+        dtype = schema.field(source).type
+        if not _is(dtype, V1_SCHEMA.field(target).type):
+            raise V1Error(f"{name}: column {source!r} has type {dtype}, expected {V1_SCHEMA.field(target).type}")
+    try:
+        table = pq.read_table(path, columns=list(rename)).rename_columns([rename[c] for c in rename])
+    except (pa.ArrowException, OSError) as exc:  # a damaged file: its footer reads, its data does not
+        raise V1Error(f"{name}: cannot be read ({str(exc).splitlines()[0]})") from None
+    columns = []
+    for f in V1_SCHEMA:
+        if f.name not in table.column_names:
+            columns.append(pa.nulls(table.num_rows, f.type))
+            continue
+        column = table.column(f.name)
+        if f.type == LIST and not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+            column = pa.array([None if v is None else [v] for v in column.to_pylist()], LIST)
+        columns.append(column.cast(f.type))
+    return pa.table(columns, schema=V1_SCHEMA), unknown
+
+
+def _county_tables() -> tuple[dict[str, str], dict[str, str]]:
+    """(five-digit FIPS -> county name, two-digit state FIPS -> USPS) from addfips' tables."""
+    data = resources.files(addfips).joinpath("data")
+    with data.joinpath("counties_2020.csv").open(encoding="utf-8") as fh:
+        names = {r["statefp"] + r["countyfp"]: r["name"] for r in csv.DictReader(fh)}
+    with data.joinpath("states.csv").open(encoding="utf-8") as fh:
+        states = {r["fips"]: r["postal"] for r in csv.DictReader(fh)}
+    return names, states
+
+
+def read_v1(folder: Path) -> V1Source:
+    """Read a LOCUS-v1 download (any depth of Parquet files) into our jurisdictions and sections."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise V1Error(f"{folder}: LOCUS-v1 folder not found")
+    fips = addfips.AddFIPS()
+    county_names, state_of_fips = _county_tables()
+    files = sorted((p for p in folder.rglob("*") if p.is_file() and p.name not in NOT_DATA
+                    and not any(part.startswith(".") for part in p.relative_to(folder).parts)),
+                   key=lambda p: natural_key(p.relative_to(folder).as_posix()))
+    reports, errors, tables, names = [], [], [], []
+    for path in files:
+        rel = path.relative_to(folder).as_posix()
+        report = FileReport(rel, _sha256(path), "rejected", FORMAT)
+        reports.append(report)
+        try:
+            table, unknown = read_file(path, rel)
+        except V1Error as exc:
+            report.reason = str(exc)
+            continue
+        report.status, report.sections = "parsed", table.num_rows
+        if unknown:
+            errors.append({"source_file": rel, "jurisdiction_id": None, "level": "record",
+                           "reason": f"column(s) {', '.join(unknown)} not in the LOCUS-v1 schema: not kept"})
+        tables.append(table.append_column("_file", pa.array([len(names)] * table.num_rows, INT))
+                      .append_column("_row", pa.array(range(table.num_rows), INT)))
+        names.append(rel)
+    if not tables:
+        table = V1_SCHEMA.empty_table().append_column("_file", pa.array([], INT)).append_column(
+            "_row", pa.array([], INT))
+    else:
+        table = pa.concat_tables(tables)
+
+    # Jurisdiction identity, once per distinct (geoid, name, state, type) of each file, not per row.
+    identity = ["jurisdiction_geoid", "jurisdiction_name", "state", "jurisdiction_type"]
+    keys = pa.table({**{c: pc.fill_null(table.column(c), "") for c in identity}, "_file": table.column("_file"),
+                     "_i": pa.array(range(table.num_rows), INT)})
+    groups = keys.group_by([*identity, "_file"], use_threads=False).aggregate([("_i", "min"), ("_i", "count")])
+    found: dict[str, Jurisdiction] = {}
+    n_files: dict[str, set[int]] = defaultdict(set)
+    n_rows: dict[str, int] = defaultdict(int)
+    group_jids: list[str | None] = []
+    for g in groups.to_pylist():
+        first, n = g["_i_min"], g["_i_count"]
+        where = f"row {table['_row'][first].as_py()}" if n == 1 else \
+            f"{n} rows (first: row {table['_row'][first].as_py()})"
+        jid, reason = _identity(g["jurisdiction_geoid"], g["jurisdiction_name"], g["state"],
+                                g["jurisdiction_type"], fips, state_of_fips)
+        group_jids.append(jid)
+        if jid is None:
+            errors.append({"source_file": names[g["_file"]], "jurisdiction_id": None, "level": "record",
+                           "reason": f"{where}: {reason}; {'row' if n == 1 else 'rows'} skipped"})
+            continue
+        n_files[jid].add(g["_file"])
+        n_rows[jid] += n
+        j = found.get(jid)
+        if j is None:
+            state = (g["state"] or state_of_fips.get(g["jurisdiction_geoid"][:2], "")).upper()
+            j = found[jid] = Jurisdiction(jid, g["jurisdiction_name"].strip() or jid,
+                                          kind_of(g["jurisdiction_type"], g["jurisdiction_geoid"]) or "",
+                                          state, [], SOURCE, fips.get_state_fips(state))
+        # a code's rows repeat its counties: they are read from its first row in each file
+        cfips = table["represented_county_fips"][first].as_py()
+        cnames = table["represented_county_name"][first].as_py()
+        for label in _add_counties(j, cfips, cnames, fips, county_names):
+            errors.append({"source_file": names[g["_file"]], "jurisdiction_id": jid, "level": "record",
+                           "reason": f"{where}: county {label!r} not found in {j.state} (kept without it)"})
+
+    # Output order: jurisdiction (natural), document_id, section_index, file, row.
+    jurisdictions = sorted(found.values(), key=lambda j: natural_key(j.jurisdiction_id))
+    rank = {j.jurisdiction_id: k for k, j in enumerate(jurisdictions)}
+    groups = groups.append_column("_jid", pa.array(group_jids, STR)).append_column(
+        "_rank", pa.array([rank.get(jid, -1) for jid in group_jids], INT))
+    rows = keys.join(groups.select([*identity, "_file", "_jid", "_rank"]), [*identity, "_file"],
+                     use_threads=False).filter(pc.is_valid(pc.field("_jid")))
+    at = rows.column("_i")
+    order = pc.sort_indices(pa.table({
+        "_rank": rows.column("_rank"), "_doc": pc.fill_null(table["document_id"].take(at), ""),
+        "section_index": table["section_index"].take(at), "_i": at,
+    }), sort_keys=[("_rank", "ascending"), ("_doc", "ascending"), ("section_index", "ascending", "at_end"),
+                   ("_i", "ascending")])
+    table = table.take(at.take(order)).append_column("_jid", rows.column("_jid").take(order))
+    return V1Source(jurisdictions, reports, errors, table, names, dict(n_rows),
+                    {jid: len(f) for jid, f in n_files.items()})
+
+
+def _identity(geoid: str, name: str, state: str, jurisdiction_type: str, fips: addfips.AddFIPS,
+              state_of_fips: dict[str, str]) -> tuple[str | None, str]:
+    """(jurisdiction_id, "") for a usable identity, else (None, why); empty strings stand for missing."""
+    geoid = geoid.strip()
+    if geoid and not geoid.isdigit():
+        return None, f"jurisdiction_geoid {geoid!r} is not a numeric GEOID"
+    state = state or state_of_fips.get(geoid[:2], "")
+    if not state or not fips.get_state_fips(state):
+        return None, f"state {state or None!r} is not a USPS state code"
+    if kind_of(jurisdiction_type, geoid) is None:
+        return None, (f"jurisdiction_type {jurisdiction_type!r} is not a known kind "
+                      f"({', '.join(w for w, _ in TYPE_WORDS)})")
+    if not geoid and not name.strip():
+        return None, "no jurisdiction_geoid and no jurisdiction_name"
+    return geoid or f"{slug(name)}-{state.lower()}", ""
+
+
+def _add_counties(j: Jurisdiction, fips_list: list[str] | None, name_list: list[str] | None,
+                  fips: addfips.AddFIPS, county_names: dict[str, str]) -> list[str]:
+    """Add a row's represented counties to ``j``; return the names that resolve to no FIPS code."""
+    unresolved = []
+    for county_fips, county_name in _counties(fips_list, name_list):
+        code = county_fips if county_fips and len(county_fips) == 5 and county_fips.isdigit() else None
+        code = code or (fips.get_county_fips(county_name, state=j.state) if county_name else None)
+        label = county_name or county_names.get(code or "", code or "")
+        if label and label not in j.counties:
+            j.counties.append(label)
+        if code and code not in j.county_fips:
+            j.resolved_counties.append((label, code))
+        elif not code and label:
+            unresolved.append(label)
+    return unresolved
+
+
+def _counties(fips_list: list[str] | None, name_list: list[str] | None) -> list[tuple[str | None, str | None]]:
+    fips_list, name_list = fips_list or [], name_list or []
+    n = max(len(fips_list), len(name_list))
+    return [(fips_list[k] if k < len(fips_list) else None, name_list[k] if k < len(name_list) else None)
+            for k in range(n)]
+
+
+def _sha256(path: Path) -> str:
+    return hubfolder.sha256_file(path)

@@ -1,0 +1,199 @@
+"""LOCUS evaluation sets and task design: configs written at build time, honest test splits, one label set."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from neurips26.corpora.locus import build as locus
+from neurips26.corpora.locus import evalsets
+from neurips26.corpora.locus.records import FUNCTIONS, LETTERS, SUBSTANTIVE, TOPICS, BuildError
+from neurips26.tasks import TASKS_DIR
+
+from neurips26.errors import UserError
+
+LOCUS_TASKS = TASKS_DIR / "locus"
+LABEL_TASKS = {"locus_function": FUNCTIONS, "locus_topic": TOPICS, "locus_substantive_gold": SUBSTANTIVE}
+PROTOCOL_KEYS = {"split", "num_fewshot", "fewshot_split", "chat_template", "metric", "higher_is_better",
+                 "baseline", "range", "task_metadata", "generation"}
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML loader that reads lm-eval's ``!function`` tags as plain strings."""
+
+
+_Loader.add_constructor("!function", lambda loader, node: f"!function {loader.construct_scalar(node)}")
+
+
+def task_yaml(name: str) -> dict:
+    config = yaml.load((LOCUS_TASKS / f"{name}.yaml").read_text(encoding="utf-8"), Loader=_Loader)
+    if "include" in config:
+        config = {**yaml.load((LOCUS_TASKS / config["include"]).read_text(encoding="utf-8"), Loader=_Loader),
+                  **{k: v for k, v in config.items() if k != "include"}}
+    return config
+
+
+def task_names() -> list[str]:
+    return sorted(p.stem for p in LOCUS_TASKS.glob("locus_*.yaml"))
+
+
+def read(folder: Path, config: str, split: str) -> list[dict]:
+    return pq.read_table(sorted((folder / "data" / config).glob(f"{split}-*.parquet"))).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("evalsets") / "locus"
+    locus.build(out=out)
+    return out
+
+
+@pytest.mark.parametrize("task, labels", LABEL_TASKS.items())
+def test_label_sets_agree_with_the_task_yaml(task: str, labels: tuple[str, ...]) -> None:
+    config = task_yaml(task)
+    letters = list(LETTERS[:len(labels)])
+    assert config["doc_to_choice"] == letters
+    options = re.findall(r"^([A-J])\. (\w+)", config["doc_to_text"], flags=re.M)
+    assert options == list(zip(letters, labels, strict=True))
+
+
+def test_domain_options_are_lettered() -> None:
+    config = task_yaml("locus_domain")
+    assert config["doc_to_choice"] == list(LETTERS[:evalsets.N_CHOICES])
+    assert f"'{LETTERS[:evalsets.N_CHOICES]}'[loop.index0]" in config["doc_to_text"]
+
+
+@pytest.mark.parametrize("task", task_names())
+def test_every_task_has_a_protocol_and_reads_a_config(task: str) -> None:
+    config = task_yaml(task)
+    assert config["metadata"]["version"] == 2.0 and config["metadata"]["data"] == {}  # filled at load time
+    protocol = config["metadata"]["protocol"]
+    assert set(protocol) == PROTOCOL_KEYS and protocol["split"] == config["test_split"] == "test"
+    assert config["dataset_path"] == "neurips26/locus" and config["custom_dataset"].startswith("!function utils.load_")
+    assert config["dataset_name"] in {**evalsets.CONFIGS, **evalsets.GOLD_CONFIGS}
+    metrics = [m["metric"] for m in config["metric_list"]]
+    assert metrics[0] == protocol["metric"] and "acc_norm" not in metrics
+    if config["output_type"] == "multiple_choice":
+        assert protocol["metric"] == "acc" and protocol["baseline"] == "majority" and "macro_f1" in metrics
+    else:
+        assert isinstance(protocol["baseline"], float)
+        assert protocol["generation"] == config["generation_kwargs"]
+
+
+def test_substantive_is_not_a_weak_task() -> None:
+    """The weak substantive label is "function is not Context": only the gold label gets a task."""
+    assert "locus_substantive" not in task_names()
+    group = yaml.safe_load((LOCUS_TASKS / "_locus.yaml").read_text())
+    assert group["task"] == ["locus_domain", "locus_catchline", "locus_function", "locus_topic"]
+    assert [m["metric"] for m in group["aggregate_metric_list"]] == ["acc"]
+
+
+def test_every_label_task_config_is_built_with_honest_splits(sample: Path) -> None:
+    manifest = json.loads((sample / "manifest.json").read_text())
+    assert manifest["demo"] is True
+    for name, (_, _, label_column, options) in evalsets.CONFIGS.items():
+        assert set(manifest["configs"][name]) == set(evalsets.SPLITS), name
+        splits = {s: read(sample, name, s) for s in evalsets.SPLITS}
+        test = splits["test"]
+        assert len({r["jurisdiction_id"] for r in test}) >= 2, name
+        assert not {r["jurisdiction_id"] for r in test} & {r["jurisdiction_id"] for r in splits["train"]}
+        if label_column:
+            assert len({r[label_column] for r in test}) >= 2, name
+        if options:
+            assert all(options[r["label"]] == r["answer"] for rows in splits.values() for r in rows)
+
+
+def test_constant_answers_score_at_the_majority_baseline(sample: Path) -> None:
+    """A constant answerer's acc is at most the majority baseline, and its macro-F1 is far below it."""
+    from neurips26.tasks.locus import utils
+
+    for name in ("domain", "function", "topic"):
+        test = read(sample, name, "test")
+        n_options = evalsets.N_CHOICES if name == "domain" else len(evalsets.CONFIGS[name][3])
+        majority = max(Counter(r["label"] for r in test).values()) / len(test)
+        for constant in range(n_options):
+            loglik = [(0.0 if k == constant else -1.0, k == constant) for k in range(n_options)]
+            scored = [utils.score_choice(r, loglik) for r in test]
+            acc = sum(s["acc"] for s in scored) / len(scored)
+            assert acc <= majority + 1e-9
+            assert utils.macro_f1([s["macro_f1"] for s in scored]) <= 2 / len({r["label"] for r in test})
+
+
+def test_task_reads_a_built_folder_and_never_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neurips26.tasks.locus import utils
+
+    monkeypatch.setenv("NEURIPS26_DATA", str(tmp_path))
+    with pytest.raises(UserError, match=r"run `neurips26 build locus`"):
+        utils.load_function()
+    assert not (tmp_path / "locus").exists()
+
+
+# -- refusals: raw folders made so that a test split would mislead ---------------------------------------------
+
+TEXT = ("The owner or occupant of any premises within the jurisdiction shall comply with every requirement of "
+        "this section at all times, and the administrator shall enforce it as provided in this code.")
+
+
+def municode(chapters: dict[str, list[str]]) -> bytes:
+    """A Municode-style code: chapters of sections with the given catchlines and a long enough text."""
+    lines = ["THE CODE OF ORDINANCES", "PART II - CODE OF ORDINANCES"]
+    for n, (chapter, headings) in enumerate(chapters.items(), start=1):
+        lines.append(f"Chapter {n} - {chapter}")
+        lines += [f"Sec. {n}-{k}. - {heading}. {TEXT}" for k, heading in enumerate(headings, start=1)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+VARIED = {"ANIMALS": ["Definitions", "Dogs at large prohibited", "Kennel permit required", "Penalties"],
+          "ZONING": ["Purpose", "Setbacks", "Variance applications", "Violations"],
+          "BUSINESS LICENSES": ["Scope", "Hours of operation", "License fees", "Revocation"]}
+
+
+def make_raw(root: Path, codes: dict[str, bytes]) -> Path:
+    root.mkdir(parents=True)
+    rows = ["jurisdiction_id,name,kind,state,counties,source"]
+    for jid, data in codes.items():
+        (root / jid).mkdir()
+        (root / jid / "code.txt").write_bytes(data)
+        rows.append(f"{jid},Town of {jid},town,GA,Putnam County,test")
+    (root / "jurisdictions.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return root
+
+
+def test_jurisdiction_splits_need_two_test_jurisdictions() -> None:
+    assert evalsets.jurisdiction_splits(["a", "b", "c"]) == {}
+    splits = evalsets.jurisdiction_splits([f"j{k}" for k in range(4)])
+    assert Counter(splits.values()) == {"test": 2, "validation": 1, "train": 1}
+
+
+def test_build_refuses_a_single_jurisdiction_test_split(tmp_path: Path) -> None:
+    ids = [f"town-{k}" for k in range(4)]
+    test_ids = sorted(j for j, s in evalsets.jurisdiction_splits(ids).items() if s == "test")
+    # the second test jurisdiction has only sections too short to enter any evaluation set
+    codes = {jid: municode(VARIED) for jid in ids}
+    codes[test_ids[1]] = b"Chapter 1 - ANIMALS\nSec. 1-1. - Dogs. No dogs.\n"
+    with pytest.raises(BuildError, match=rf"locus config 'domain': its test split comes from a single jurisdiction "
+                                         rf"\({test_ids[0]}\)"):
+        locus.build(raw=make_raw(tmp_path / "raw", codes), out=tmp_path / "locus")
+
+
+def test_build_refuses_a_single_label_test_split(tmp_path: Path) -> None:
+    ids = [f"town-{k}" for k in range(4)]
+    test_ids = {j for j, s in evalsets.jurisdiction_splits(ids).items() if s == "test"}
+    codes = {jid: municode({"ANIMALS": VARIED["ANIMALS"]} if jid in test_ids else VARIED) for jid in ids}
+    with pytest.raises(BuildError, match="locus config 'domain': every test example has the label 'animals'"):
+        locus.build(raw=make_raw(tmp_path / "raw", codes), out=tmp_path / "locus")
+
+
+def test_varied_raw_folder_builds_every_label_config(tmp_path: Path) -> None:
+    ids = [f"town-{k}" for k in range(4)]
+    out = tmp_path / "locus"
+    locus.build(raw=make_raw(tmp_path / "raw", {jid: municode(VARIED) for jid in ids}), out=out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["demo"] is False
+    assert {"domain", "catchline", "function", "topic"} <= set(manifest["configs"])
+    assert {r["answer"] for r in read(out, "function", "test")} == set(FUNCTIONS)
