@@ -53,8 +53,8 @@ def built_folder(resource: str) -> Path:
     """
     folder = settings.data_root() / resource
     if not (folder / settings.MANIFEST).is_file():
-        raise UserError(f"{folder}: no built {resource} folder; run `neurips26 build {resource} --out {folder}` "
-                        "(or point NEURIPS26_DATA at the folder holding it)")
+        raise UserError(f"{folder}: no built {resource} folder; run `neurips26 build {resource}` in "
+                        f"{folder.parent} (or build it elsewhere and point NEURIPS26_DATA at that folder)")
     return folder
 
 
