@@ -1,26 +1,28 @@
 """Hub-ready dataset builders, one subpackage per released resource.
 
-Each resource subpackage exposes ``build(raw=None, out=..., workers=1, progress=None)``
-returning a report; :data:`RESOURCES` maps the CLI name to that subpackage.
-Adding a resource is one subpackage and one line here.
+Each resource's build module registers its build function in :data:`RESOURCES`::
+
+    @RESOURCES.register("locus")
+    def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1, progress=None, *,
+              population: Annotated[Path | None, typer.Option(help="...")] = None) -> BuildReport: ...
+
+``raw``, ``out``, ``workers`` and ``progress`` are common to every builder; the keyword parameters after them
+are the resource's own build options, which ``neurips26 build <resource> --help`` shows (from their
+``Annotated[T, typer.Option(help=...)]`` annotations). Adding a resource is one subpackage and one module
+name in :data:`BUILD_MODULES`.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from neurips26.registry import Registry
 
-RESOURCES: dict[str, str] = {
-    "locus": "neurips26.corpora.locus.build",
-    "tar": "neurips26.corpora.tar.build",
-    "clovr": "neurips26.corpora.clovr.build",
-    "rolebench_unlearn": "neurips26.corpora.rolebench_unlearn.build",
-    "frameselect": "neurips26.corpora.frameselect.build",
-}
+BUILD_MODULES = (
+    "neurips26.corpora.locus.build",
+    "neurips26.corpora.tar.build",
+    "neurips26.corpora.clovr.build",
+    "neurips26.corpora.rolebench_unlearn.build",
+    "neurips26.corpora.frameselect.build",
+    "neurips26.corpora.unregistered",  # transitional: registers build functions that do not register themselves
+)
 
-
-def builder(name: str) -> ModuleType:
-    """The build module of resource ``name``; ValueError lists the known ones."""
-    if name not in RESOURCES:
-        raise ValueError(f"unknown resource {name!r}; known: {', '.join(sorted(RESOURCES))}")
-    return importlib.import_module(RESOURCES[name])
+RESOURCES: Registry = Registry("resource", modules=BUILD_MODULES)

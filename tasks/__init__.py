@@ -1,43 +1,46 @@
-"""lm-eval task folders (YAML + ``utils.py``), shipped as package data.
+"""lm-eval task folders (YAML + ``utils.py``), shipped as package data, and the loader of their data.
 
 Use them with lm-eval directly::
 
     lm_eval --include_path "$(neurips26 tasks --path)" --tasks neurips26 --model hf ...
 
-Each resource has a folder with one YAML per task and a group YAML; the
-top-level group ``neurips26`` contains one group per resource. Task data comes
-from the built dataset folders (see :func:`dataset_folder`).
+Each resource has a folder with one YAML per task and a group YAML; the top-level group ``neurips26``
+contains one group per resource. Tasks only read built dataset folders (``neurips26 build <resource>``
+writes them); they never build one (see :func:`load_config`).
+
+Provenance. lm-eval calls a task's ``custom_dataset`` with the entries of the task's ``metadata`` as keyword
+arguments: a copy of the dict, but its values are the task config's own objects. So a task YAML holds a
+placeholder ``data: {}`` in its ``metadata``, its loader passes its keyword arguments on to
+:func:`load_config`, and :func:`load_config` fills that same ``data`` dict in place; lm-eval then writes it
+into the results file as ``configs[<task>]["metadata"]["data"]``.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
+
+from neurips26.hubfolder import built_folder, provenance
 
 TASKS_DIR = Path(__file__).resolve().parent
 
+dataset_folder = built_folder  # the built folder of a resource under the data root; never builds
 
-def data_root() -> Path:
-    """Where built dataset folders are looked for.
 
-    ``$NEURIPS26_DATA`` when set; else the current directory when it holds built
-    folders; else ``<cache>/data``, where missing resources are built from the
-    embedded samples on first use.
+def load_config(resource: str, config: str, metadata: dict[str, Any] | None = None):
+    """Config ``config`` of the built ``resource`` folder (under :func:`neurips26.settings.data_root`) as a
+    ``datasets.DatasetDict``, recording what was read into ``metadata["data"]`` (see the module docstring).
+
+    A missing folder is a :class:`~neurips26.errors.UserError` naming the command to run.
     """
-    if os.environ.get("NEURIPS26_DATA"):
-        return Path(os.environ["NEURIPS26_DATA"])
-    if any((p / "manifest.json").is_file() for p in Path.cwd().iterdir() if p.is_dir()):
-        return Path.cwd()
-    from neurips26.search import cache_dir
+    import datasets  # lazy: heavy, and listing or resolving tasks does not need it
 
-    return cache_dir() / "data"
-
-
-def dataset_folder(resource: str) -> Path:
-    """The built folder of ``resource``, built from its embedded sample when missing."""
-    folder = data_root() / resource
-    if not (folder / "manifest.json").is_file():
-        from neurips26.corpora import builder
-
-        builder(resource).build(out=folder)
-    return folder
+    folder = built_folder(resource)
+    record = provenance(folder, resource, config)
+    if metadata is not None:
+        if isinstance(metadata.get("data"), dict):
+            metadata["data"].clear()
+            metadata["data"].update(record)
+        else:
+            metadata["data"] = record
+    return datasets.load_dataset(str(folder), config)

@@ -12,9 +12,7 @@ from neurips26.corpora.rolebench_unlearn import build as rb
 from neurips26.methods.unlearn import prompts
 from neurips26.methods.unlearn import scorer as role_scorer
 from neurips26.methods.unlearn.metrics import PARTS, parts_from_lm_eval
-from neurips26.tasks import TASKS_DIR
-
-from neurips26 import evaluation
+from neurips26.tasks import TASKS_DIR, evaluation
 
 TASKS = ["rolebench_unlearn_forget", "rolebench_unlearn_retain", "rolebench_unlearn_general"]
 
