@@ -13,6 +13,7 @@ import pytest
 from neurips26.corpora.locus import build as locus
 from neurips26.corpora.locus import evalsets
 from neurips26.corpora.locus.domains import domain_of_path, domains_of_heading
+from neurips26.corpora.rolebench_unlearn import build as rolebench_unlearn
 from neurips26.tasks import TASKS_DIR
 
 TASKS = ["locus_domain", "locus_catchline"]
@@ -22,6 +23,7 @@ TASKS = ["locus_domain", "locus_catchline"]
 def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("data")
     locus.build(out=root / "locus")
+    rolebench_unlearn.build(out=root / "rolebench_unlearn")  # the neurips26 group reads it; tasks never build
     return root
 
 

@@ -4,7 +4,7 @@ One module per command family: :mod:`.build` (``build <resource>``), :mod:`.data
 ``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``); commands that live with their component
 (``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
 ``frameselect`` and ``score``) are only added here. Expected failures of every command become one line on
-stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`.output`.
+stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
 """
 
 from __future__ import annotations

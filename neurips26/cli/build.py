@@ -24,8 +24,7 @@ from typer._click.exceptions import NoSuchOption
 
 from neurips26.corpora import RESOURCES
 from neurips26.errors import UserError
-
-from .output import console, err
+from neurips26.output import console, err
 
 COMMON = ("raw", "out", "workers", "progress")
 PLAIN = (bool, int, float, str, Path)

@@ -11,11 +11,10 @@ from neurips26.errors import UserError
 from neurips26.hub import files_to_push
 from neurips26.hub import push as run_push
 from neurips26.hubfolder import built_folder
+from neurips26.output import Format, FormatOpt, console, emit
 from neurips26.search import Filters
 from neurips26.search import search as run_search
 from neurips26.sql import dataset_folders, run_query
-
-from .output import Format, FormatOpt, console, emit
 
 DataOpt = Annotated[Path, typer.Option("--data", help="Folder holding the built dataset folders.")]
 

@@ -12,9 +12,8 @@ from rich.table import Table
 from neurips26 import models
 from neurips26.errors import UserError
 from neurips26.leaderboard.cli import submit as submit_results
+from neurips26.output import console
 from neurips26.tasks import TASKS_DIR, evaluation
-
-from .output import console
 
 
 def tasks(

@@ -19,8 +19,7 @@ from typer._click.exceptions import UsageError
 
 from neurips26.corpora.locus.build import BuildError as _LocusBuildError
 from neurips26.errors import UserError
-
-from .output import err
+from neurips26.output import err
 
 # A missing or occupied path the user named is expected too. Transitional, until every module's expected
 # failures subclass UserError: plain ValueError/ImportError and LOCUS's BuildError, as the command line

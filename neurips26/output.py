@@ -1,5 +1,8 @@
 """How commands print: the consoles, and tables as a rich table, JSON or CSV (``--format``).
 
+A core module (not part of the ``neurips26.cli`` package) so that the commands living with their
+component (leaderboard, frameselect, ...) can use it without importing the CLI that wires them in.
+
 Commands that print rows take ``--format table|json|csv`` with :data:`FormatOpt` and print with
 :func:`emit`: ``table`` is for people (long cells cut), ``json`` (a list of row objects) and ``csv`` (a header
 row, then one line per row; list and dict cells as JSON) are for programs, complete and unstyled.
