@@ -61,7 +61,10 @@ def test_lm_eval_cli_with_include_path(data_root: Path, model_dir: Path, tmp_pat
     assert result.returncode == 0, result.stderr[-3000:]
     results_file = next(out.rglob("results_*.json"))
     results = check_results_file(results_file, TASKS)
-    assert "neurips26" in results["results"] and "locus" in results["results"]  # the groups aggregate
+    assert "neurips26" in results["results"] and "locus" in results["results"]  # the groups are reported
+    assert not any(k.endswith(",none") for k in results["results"]["neurips26"])  # no average of unlike metrics
+    data = results["configs"]["rolebench_unlearn_general"]["metadata"]["data"]  # lm_eval's own CLI records it too
+    assert data["resource"] == "rolebench_unlearn" and data["config"] == "general" and data["demo"] is True
     for task in TASKS:
         samples = next(out.rglob(f"samples_{task}_*.jsonl")).read_text().splitlines()
         assert len(samples) == 2
