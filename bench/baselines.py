@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from neurips26.corpora import builder
+from neurips26.corpora import RESOURCES
 from neurips26.corpora.clovr import build as clovr_build
 from neurips26.corpora.clovr import generate as clovr_generate
 from neurips26.corpora.tar import build as tar_build
@@ -31,7 +31,7 @@ from neurips26.reference_models import baselines
 def build(root: Path, sets: int, videos: int) -> None:
     """LOCUS and RoleBench-Unlearn from their embedded samples; generated TAR and CLoVR releases."""
     for resource in ("locus", "rolebench_unlearn"):
-        builder(resource).build(out=root / resource)
+        RESOURCES.get(resource)(out=root / resource)
     tar_generate.generate(root / "raw" / "tar", seed=0, n_videos=videos, test_videos=videos, duration=8.0)
     clovr_generate.generate(root / "raw" / "clovr", seed=0, n_sets=sets, videos_per_set=3, duration=20.0)
     tar_build.build(raw=root / "raw" / "tar", out=root / "tar")

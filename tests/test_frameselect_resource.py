@@ -156,7 +156,7 @@ def test_replay_refuses_what_is_not_a_frameselect_build(tmp_path: Path, data: Pa
 def test_lm_eval_tasks_show_the_stored_frames(data: Path, vlm: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Answer level through lm-eval itself: the video tasks take a selector's stored frames from the metadata."""
-    from neurips26 import evaluation
+    from neurips26.tasks import evaluation
 
     out = tmp_path / "frameselect"
     frameselect.build(raw=data, out=out, selectors=["kcenter"], budgets=[3], cache=tmp_path / "cache")

@@ -190,3 +190,31 @@ def test_every_registered_component_is_documented():
             if not (getattr(obj, "__doc__", None) or "").strip():
                 undocumented.append(f"{kind} {entry!r}")
     assert undocumented == [], "registered components without a docstring"
+
+
+CORE_ABOVE = ("neurips26.corpora", "neurips26.tasks", "neurips26.methods", "neurips26.leaderboard",
+              "neurips26.space", "neurips26.cli")
+
+
+def test_core_imports_nothing_above_it():
+    graph, _ = import_graph()
+    core = [m for m in graph if not m.startswith(CORE_ABOVE)]
+    bad = [f"{m} -> {t}" for m in core for t in graph[m] if t.startswith(CORE_ABOVE)]
+    assert bad == [], "core modules (neurips26.*) import from the layers above them"
+
+
+def test_only_settings_reads_neurips26_variables():
+    bad = []
+    for name, path in modules().items():
+        if name == "neurips26.settings":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("NEURIPS26_"):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value}")
+    assert bad == [], "NEURIPS26_* variables are read only through neurips26.settings"
+
+
+def test_modules_stay_small():
+    sizes = {path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in modules().values()}
+    assert {f: n for f, n in sizes.items() if n > 400} == {}, "split modules over 400 lines along their seams"

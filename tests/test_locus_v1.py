@@ -213,7 +213,7 @@ def test_lm_eval_tasks_build_from_ingested_rows(built: Path, monkeypatch: pytest
 
 def test_label_tasks_use_the_released_labels(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a LOCUS-v1 ingest, locus_function/topic ask for LOCUS-v1's own majority labels."""
-    from neurips26 import evaluation
+    from neurips26.tasks import evaluation
 
     released = {r["section_id"]: r for r in read(built / "locus", "v1_source")}
     monkeypatch.setenv("NEURIPS26_DATA", str(built))  # restored after the test (run() sets it too)

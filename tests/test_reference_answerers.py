@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from lm_eval.api.instance import Instance
 from lm_eval.tasks import TaskManager
-from neurips26.corpora import builder
+from neurips26.corpora import RESOURCES
 from neurips26.corpora.clovr import build as clovr_build
 from neurips26.corpora.clovr import generate as clovr_generate
 from neurips26.corpora.tar import build as tar_build
@@ -46,7 +46,7 @@ def reference_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     generated releases: enough questions per task for a baseline interval below the top of the range."""
     root = tmp_path_factory.mktemp("reference-data")
     for resource in ("locus", "rolebench_unlearn"):
-        builder(resource).build(out=root / resource)
+        RESOURCES.get(resource)(out=root / resource)
     tar_generate.generate(root / "raw" / "tar", seed=0, n_videos=6, test_videos=6, duration=8.0)
     clovr_generate.generate(root / "raw" / "clovr", seed=0, n_sets=3, videos_per_set=3, duration=20.0)
     tar_build.build(raw=root / "raw" / "tar", out=root / "tar")

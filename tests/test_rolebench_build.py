@@ -10,10 +10,12 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from neurips26.corpora import RESOURCES
 from neurips26.corpora.rolebench_unlearn import build as rb
 from neurips26.corpora.rolebench_unlearn import splits
 
 from neurips26 import hubfolder
+from neurips26.errors import UserError
 
 FORGETS = ("forget01", "forget05", "forget10")
 ROLE_FILE = Path("rolebench-eng/instruction-generalization/role_specific")
@@ -112,13 +114,20 @@ def test_input_contract_errors(tmp_path: Path) -> None:
     assert report.files_rejected == 1 and report.reconciles
     reasons = [e["reason"] for e in rows(tmp_path / "out", "errors")]
     assert any("fewer than 5 records" in r for r in reasons) and any("not UTF-8" in r for r in reasons)
-    assert issubclass(rb.BuildError, ValueError)  # the CLI prints it as one line
+    assert issubclass(rb.BuildError, UserError)  # the CLI prints it as one line
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["demo"] is False  # built from --raw
+
+
+def test_registered_and_demo_manifest(sample: Path) -> None:
+    assert RESOURCES.get("rolebench_unlearn") is rb.build
+    assert json.loads((sample / "manifest.json").read_text())["demo"] is True  # the embedded sample
 
 
 def test_real_rolebench(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "rolebench_unlearn"
     report = rb.build(raw=shared_data / "rolebench", out=out)
     assert report.reconciles and report.roles == 95 and report.records_rejected == 0
+    assert json.loads((out / "manifest.json").read_text())["demo"] is False
     assert {k: len(v) for k, v in report.forget_roles.items()} == {"forget01": 1, "forget05": 5, "forget10": 10}
     forget05 = datasets.load_dataset(str(out), "forget05")
     assert len(forget05["forget_test"]) >= 50 and len(forget05["retain_test"]) > 1000

@@ -246,9 +246,9 @@ def test_cli_build_of_the_registered_resource(tar_raw: Path, tmp_path: Path) -> 
     import typing
 
     import typer
-    from neurips26.corpora import RESOURCES, builder
+    from neurips26.corpora import RESOURCES
 
-    assert RESOURCES.get("tar") is tar.build and builder("tar") is tar
+    assert RESOURCES.get("tar") is tar.build
     option = inspect.signature(tar.build).parameters["embed_videos"]
     assert option.kind is inspect.Parameter.KEYWORD_ONLY and option.default is False
     hints = typing.get_type_hints(tar.build, include_extras=True)["embed_videos"]

@@ -13,6 +13,7 @@ import pytest
 from neurips26.corpora.locus import build as locus
 from neurips26.corpora.locus import evalsets
 from neurips26.corpora.locus.domains import domain_of_path, domains_of_heading
+from neurips26.corpora.rolebench_unlearn import build as rolebench_unlearn
 from neurips26.tasks import TASKS_DIR
 
 TASKS = ["locus_domain", "locus_catchline"]
@@ -22,6 +23,7 @@ TASKS = ["locus_domain", "locus_catchline"]
 def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("data")
     locus.build(out=root / "locus")
+    rolebench_unlearn.build(out=root / "rolebench_unlearn")  # the neurips26 group reads it; tasks never build
     return root
 
 
@@ -59,7 +61,10 @@ def test_lm_eval_cli_with_include_path(data_root: Path, model_dir: Path, tmp_pat
     assert result.returncode == 0, result.stderr[-3000:]
     results_file = next(out.rglob("results_*.json"))
     results = check_results_file(results_file, TASKS)
-    assert "neurips26" in results["results"] and "locus" in results["results"]  # the groups aggregate
+    assert "neurips26" in results["results"] and "locus" in results["results"]  # the groups are reported
+    assert not any(k.endswith(",none") for k in results["results"]["neurips26"])  # no average of unlike metrics
+    data = results["configs"]["rolebench_unlearn_general"]["metadata"]["data"]  # lm_eval's own CLI records it too
+    assert data["resource"] == "rolebench_unlearn" and data["config"] == "general" and data["demo"] is True
     for task in TASKS:
         samples = next(out.rglob(f"samples_{task}_*.jsonl")).read_text().splitlines()
         assert len(samples) == 2

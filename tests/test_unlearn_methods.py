@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 from neurips26.methods.unlearn import data, losses, metrics, prompts, train
-from neurips26.methods.unlearn.methods import METHODS, get
+from neurips26.methods.unlearn.methods import METHODS, ORDER, get
+
+from neurips26.errors import UnknownNameError
 
 FORGET = [data.Example(prompts.role_prompt("Captain Odessa Vane", q), a, "Captain Odessa Vane") for q, a in [
     ("What is your ship?", "By the four winds, deckhand, she's the Gilded Heron!"),
@@ -70,10 +72,10 @@ def runs(tokenizer) -> dict:
 
 
 def test_registry() -> None:
-    assert list(METHODS) == ["reference", "refusal", "ga", "gd", "npo"]
+    assert METHODS.names() == sorted(ORDER) and list(ORDER) == ["reference", "refusal", "ga", "gd", "npo"]
     assert not get("reference").trains and not get("refusal").trains and get("refusal").refuses
     assert all(get(m).trains for m in ("ga", "gd", "npo"))
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(UnknownNameError, match="unknown unlearning method 'nope'"):
         get("nope")
     assert "Captain Odessa Vane or Unit K-7" in prompts.refusal_instruction(["Captain Odessa Vane", "Unit K-7"])
 

@@ -24,6 +24,7 @@ from typing import Annotated
 
 import pyarrow as pa
 import typer
+from neurips26.corpora import RESOURCES
 
 from neurips26 import __version__, hubfolder, settings
 
@@ -52,6 +53,7 @@ from .records import (
 __all__ = ["SAMPLE_DIR", "BuildError", "BuildReport", "build"]
 
 
+@RESOURCES.register("locus")
 def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
           progress: Callable[[int, int], None] | None = None, *,
           from_locus_v1: Annotated[Path | None, typer.Option(

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from importlib import resources
 from string import Template
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from neurips26.hubfolder import ConfigSpec
+from neurips26.hubfolder import ConfigSpec
 
-    from .build import BuildReport
+from .records import BuildReport
 
 META = {
     "name": "rolebench_unlearn",

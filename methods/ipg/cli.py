@@ -60,7 +60,7 @@ def ipg(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from .run import Settings, parse_layers, run
+    from .run import Settings, parse_layers, run  # lazy: torch, so the command line starts without it
 
     settings = Settings(model, task, parse_layers(layers), steps, samples, problems, max_new_tokens, temperature,
                         sae, sae_site, module, joint, outcome, top_k, gamma, seeds, eval_samples, ablation,

@@ -13,11 +13,16 @@ from typing import Any
 import numpy as np
 import torch
 
+from neurips26 import models
+from neurips26.errors import UserError
+from neurips26.hubfolder import sha256_file
+
 from . import arithmetic
 from .baselines import answer_attributions
 from .estimator import IPGResult, estimate_ipg
 from .outcomes import SCORERS
 from .policy import LMPolicy
+from .report import write_report
 from .scaling import SAE, Site, decoder_layers, neuron_sites, sae_site
 from .validation import validate
 
@@ -54,23 +59,23 @@ class Settings:
 
     def check(self) -> None:
         if self.steps < 1:
-            raise ValueError(f"--steps must be >= 1, not {self.steps}")
+            raise UserError(f"--steps must be >= 1, not {self.steps}")
         if self.samples < 2:
-            raise ValueError(f"--samples must be >= 2 (the baseline leaves one sample out), not {self.samples}")
+            raise UserError(f"--samples must be >= 2 (the baseline leaves one sample out), not {self.samples}")
         if self.problems < 1 or self.max_new_tokens < 1 or self.batch_rows < 1 or self.eval_samples < 1:
-            raise ValueError("--problems, --max-new-tokens, --batch-rows and --eval-samples must be >= 1")
+            raise UserError("--problems, --max-new-tokens, --batch-rows and --eval-samples must be >= 1")
         if self.temperature <= 0:
-            raise ValueError(f"--temperature must be > 0, not {self.temperature}")
+            raise UserError(f"--temperature must be > 0, not {self.temperature}")
         if self.outcome not in SCORERS:
-            raise ValueError(f"--outcome must be one of {', '.join(SCORERS)}, not {self.outcome!r}")
+            raise UserError(f"--outcome must be one of {', '.join(SCORERS)}, not {self.outcome!r}")
         if self.ablation not in ("zero", "mean"):
-            raise ValueError(f"--ablation must be zero or mean, not {self.ablation!r}")
+            raise UserError(f"--ablation must be zero or mean, not {self.ablation!r}")
         if self.gamma < 0 or self.top_k < 1 or self.seeds < 1:
-            raise ValueError("--gamma must be >= 0, --top-k and --seeds >= 1")
+            raise UserError("--gamma must be >= 0, --top-k and --seeds >= 1")
         if self.sae is not None and self.layers is not None and len(self.layers) != 1:
-            raise ValueError("--sae needs exactly one layer (the SAE's layer) in --layers")
+            raise UserError("--sae needs exactly one layer (the SAE's layer) in --layers")
         if self.device not in ("auto", "cpu", "cuda"):
-            raise ValueError(f"--device must be auto, cpu or cuda, not {self.device!r}")
+            raise UserError(f"--device must be auto, cpu or cuda, not {self.device!r}")
 
 
 def parse_layers(text: str | None) -> list[int] | None:
@@ -80,7 +85,7 @@ def parse_layers(text: str | None) -> list[int] | None:
     try:
         return [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"--layers must be comma-separated layer numbers, not {text!r}") from None
+        raise UserError(f"--layers must be comma-separated layer numbers, not {text!r}") from None
 
 
 def load_task(spec: str, n: int, seed: int) -> list[tuple[str, str]]:
@@ -88,20 +93,20 @@ def load_task(spec: str, n: int, seed: int) -> list[tuple[str, str]]:
     if spec == "arithmetic" or spec.startswith("arithmetic:"):
         steps = spec.partition(":")[2] or "2"
         if not steps.isdigit():
-            raise ValueError(f"--task arithmetic:STEPS needs a whole number of steps, not {steps!r}")
+            raise UserError(f"--task arithmetic:STEPS needs a whole number of steps, not {steps!r}")
         return [(p.question, p.answer) for p in arithmetic.generate(n, steps=int(steps), seed=seed)]
     path = Path(spec)
     if not path.is_file():
-        raise ValueError(f"--task must be arithmetic, arithmetic:STEPS or a JSONL file; {spec!r} is neither")
+        raise UserError(f"--task must be arithmetic, arithmetic:STEPS or a JSONL file; {spec!r} is neither")
     pairs = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()[:n]):
         try:
             row = json.loads(line)
             pairs.append((row.get("question") or row["prompt"], str(row["answer"])))
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-            raise ValueError(f"{path}:{i + 1}: each line must be a JSON object with question and answer") from None
+            raise UserError(f"{path}:{i + 1}: each line must be a JSON object with question and answer") from None
     if not pairs:
-        raise ValueError(f"{path}: no problems")
+        raise UserError(f"{path}: no problems")
     return pairs
 
 
@@ -109,19 +114,15 @@ def load_model(name: str | None, device: str) -> tuple[Any, Any, str]:
     """(model in float32 on ``device``, tokenizer, local folder or name)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from neurips26 import models
-
     source = str(models.default_model_dir()) if name is None else name
     if name is not None and not Path(name).exists() and name.count("/") != 1:
-        raise ValueError(f"--model {name!r} is neither a folder nor a Hub name ORG/NAME")
+        raise UserError(f"--model {name!r} is neither a folder nor a Hub name ORG/NAME")
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
-    return model.to(models.device() if device == "auto" else device), tokenizer, source
+    return model.to(models.device(None if device == "auto" else device)), tokenizer, source
 
 
 def file_digests(source: str, sae: Path | None) -> dict[str, str]:
-    from neurips26.hubfolder import sha256_file
-
     digests = {}
     folder = Path(source)
     if folder.is_dir():
@@ -167,7 +168,7 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
     held = pairs[n:] if settings.validate and settings.heldout else pairs
     pairs = pairs[:n]
     if not held:
-        raise ValueError(f"{settings.task}: no problems left after the first {n} for held-out validation; "
+        raise UserError(f"{settings.task}: no problems left after the first {n} for held-out validation; "
                          "give fewer --problems or use --in-sample")
     prompts = [torch.tensor(arithmetic.prompt_ids(tokenizer, q)) for q, _ in pairs]
     answers = [a for _, a in pairs]
@@ -229,7 +230,5 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
     }
     inputs = {**file_digests(source, settings.sae),
               f"task/{Path(settings.task).name}": hashlib.sha256(json.dumps([pairs, held]).encode()).hexdigest()}
-    from .report import write_report
-
     write_report(out, components, rows, path_rows, meta, inputs)
     return {"components": components, "validation": rows, "path": path_rows, "meta": meta}

@@ -22,6 +22,8 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
+from neurips26.errors import UserError
+
 # Output projections of the MLP block, relative to a decoder layer, in the common architectures.
 NEURON_MODULES = ("mlp.down_proj", "mlp.c_proj", "mlp.fc_out", "mlp.dense_4h_to_h", "mlp.fc2", "fc2",
                   "feed_forward.w2", "mlp.w2")
@@ -63,7 +65,7 @@ class SAE:
         Matrices may be stored either way round (``[d, F]`` or ``[F, d]``); they are oriented by ``d_model``.
         """
         if not path.is_file():
-            raise ValueError(f"SAE file not found: {path}")
+            raise UserError(f"SAE file not found: {path}")
         if path.suffix == ".safetensors":
             from safetensors.torch import load_file
 
@@ -76,11 +78,11 @@ class SAE:
             with np.load(path) as npz:
                 raw = {k: torch.from_numpy(npz[k]) for k in npz.files}
         else:
-            raise ValueError(f"{path}: SAE file must be .safetensors, .pt or .npz")
+            raise UserError(f"{path}: SAE file must be .safetensors, .pt or .npz")
         tensors = {k.lower(): v.float() for k, v in raw.items()}
         missing = [k for k in ("w_enc", "b_enc", "w_dec", "b_dec") if k not in tensors]
         if missing:
-            raise ValueError(f"{path}: SAE file lacks {', '.join(missing)} (has {', '.join(sorted(raw))})")
+            raise UserError(f"{path}: SAE file lacks {', '.join(missing)} (has {', '.join(sorted(raw))})")
         w_enc, w_dec = tensors["w_enc"], tensors["w_dec"]
         if w_enc.shape[0] != d_model and w_enc.shape[1] == d_model:
             w_enc = w_enc.T
@@ -88,7 +90,7 @@ class SAE:
             w_dec = w_dec.T
         n = w_enc.shape[1]
         if w_enc.shape[0] != d_model or w_dec.shape != (n, d_model):
-            raise ValueError(f"{path}: SAE shapes W_enc {tuple(w_enc.shape)}, W_dec {tuple(w_dec.shape)} "
+            raise UserError(f"{path}: SAE shapes W_enc {tuple(w_enc.shape)}, W_dec {tuple(w_dec.shape)} "
                              f"do not fit the model's hidden size {d_model}")
         return cls(w_enc, tensors["b_enc"], w_dec, tensors["b_dec"], tensors.get("threshold"))
 
@@ -138,7 +140,7 @@ def decoder_layers(model: nn.Module) -> nn.ModuleList:
     for _, module in model.named_modules():
         if isinstance(module, nn.ModuleList) and len(module) == n:
             return module
-    raise ValueError(f"cannot find the {n} decoder layers of {type(model).__name__}")
+    raise UserError(f"cannot find the {n} decoder layers of {type(model).__name__}")
 
 
 def neuron_sites(model: nn.Module, layers: list[int], module: str | None = None) -> list[Site]:
@@ -148,17 +150,17 @@ def neuron_sites(model: nn.Module, layers: list[int], module: str | None = None)
     sites = []
     for layer in layers:
         if not 0 <= layer < len(blocks):
-            raise ValueError(f"layer {layer} out of range: the model has layers 0..{len(blocks) - 1}")
+            raise UserError(f"layer {layer} out of range: the model has layers 0..{len(blocks) - 1}")
         if module is not None:
             try:
                 proj = model.get_submodule(module.format(layer=layer))
             except AttributeError:
-                raise ValueError(f"no module {module.format(layer=layer)!r} in the model") from None
+                raise UserError(f"no module {module.format(layer=layer)!r} in the model") from None
         else:
             proj = next((_submodule(blocks[layer], name) for name in NEURON_MODULES
                          if _submodule(blocks[layer], name) is not None), None)
             if proj is None:
-                raise ValueError(f"no MLP output projection found in layer {layer} ({type(blocks[layer]).__name__}); "
+                raise UserError(f"no MLP output projection found in layer {layer} ({type(blocks[layer]).__name__}); "
                                  "name it with a module pattern such as 'model.layers.{layer}.mlp.down_proj'")
         size = getattr(proj, "in_features", None) or proj.weight.shape[0]  # Linear, or GPT-2's Conv1D
         sites.append(Site(f"L{layer}", layer, proj, int(size), "neuron"))
@@ -169,15 +171,15 @@ def sae_site(model: nn.Module, layer: int, sae: SAE, where: str = "resid") -> Si
     """An SAE on the residual stream after ``layer`` (``where="resid"``) or on its MLP output (``"mlp"``)."""
     blocks = decoder_layers(model)
     if not 0 <= layer < len(blocks):
-        raise ValueError(f"layer {layer} out of range: the model has layers 0..{len(blocks) - 1}")
+        raise UserError(f"layer {layer} out of range: the model has layers 0..{len(blocks) - 1}")
     if where == "resid":
         module = blocks[layer]
     elif where == "mlp":
         module = _submodule(blocks[layer], "mlp") or _submodule(blocks[layer], "feed_forward")
         if module is None:
-            raise ValueError(f"layer {layer} has no 'mlp' module for an SAE on the MLP output")
+            raise UserError(f"layer {layer} has no 'mlp' module for an SAE on the MLP output")
     else:
-        raise ValueError(f"SAE site must be 'resid' or 'mlp', not {where!r}")
+        raise UserError(f"SAE site must be 'resid' or 'mlp', not {where!r}")
     param = next(model.parameters())
     return Site(f"L{layer}.sae", layer, module, sae.size, "sae", sae.to(param.device, param.dtype))
 
@@ -204,7 +206,7 @@ def intervene(sites: list[Site], scales: Tensor, offsets: Tensor | None = None,
             handles.append(site.hook(scales[:, start:end], None if offsets is None else offsets[:, start:end], record))
             start = end
         if start != scales.shape[1]:
-            raise ValueError(f"scales have {scales.shape[1]} columns, the sites {start} components")
+            raise UserError(f"scales have {scales.shape[1]} columns, the sites {start} components")
         yield
     finally:
         for handle in handles:

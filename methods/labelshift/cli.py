@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .errors import LabelShiftError
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -70,8 +72,7 @@ def labelshift(
     from rich.console import Console
     from rich.table import Table
 
-    from .errors import LabelShiftError
-    from .evaluate import evaluate
+    from .evaluate import evaluate  # lazy: scipy, so the command line starts without it
 
     files = {"source labels": source_labels, "source predictions": source_preds, "target predictions": target_preds,
              "test probabilities": test_probs, "calibration labels": calib_labels,

@@ -1,9 +1,11 @@
-"""Errors raised on bad label-shift input; all are ``ValueError`` subclasses."""
+"""Errors raised on bad label-shift input; all are :class:`~neurips26.errors.UserError` subclasses."""
 
 from __future__ import annotations
 
+from neurips26.errors import UserError
 
-class LabelShiftError(ValueError):
+
+class LabelShiftError(UserError):
     """Bad input to a label-shift estimator (shapes, labels, conditioning)."""
 
 

@@ -15,8 +15,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from neurips26 import models
+from neurips26.hubfolder import built_folder
+from neurips26.settings import MANIFEST
+
 from . import data, evaluate, metrics, prompts, train
-from .methods import get
+from .methods import METHODS
 
 RESOURCE = "rolebench_unlearn"
 
@@ -37,17 +41,12 @@ class Result:
 
 
 def dataset(data_dir: Path | None = None) -> Path:
-    """The built RoleBench-Unlearn folder: ``data_dir`` itself or ``data_dir/rolebench_unlearn``; default as for
-    the lm-eval tasks (built from the embedded sample when missing)."""
-    if data_dir is None:
-        from neurips26.tasks import dataset_folder
-
-        return dataset_folder(RESOURCE)
-    for folder in (Path(data_dir), Path(data_dir) / RESOURCE):
-        if (folder / "manifest.json").is_file():
-            return folder
-    raise FileNotFoundError(f"no built {RESOURCE} folder at {data_dir} (run: neurips26 build {RESOURCE} "
-                            f"--out {Path(data_dir) / RESOURCE})")
+    """The built RoleBench-Unlearn folder: ``data_dir`` itself or ``data_dir/rolebench_unlearn``; default
+    ``<data root>/rolebench_unlearn`` as for the lm-eval tasks. Never builds: a missing folder is a UserError
+    naming the command to run."""
+    if data_dir is not None and (Path(data_dir) / MANIFEST).is_file():
+        return Path(data_dir)
+    return built_folder(RESOURCE, data_dir)
 
 
 def targets(folder: Path, split: str) -> list[str]:
@@ -60,7 +59,7 @@ def targets(folder: Path, split: str) -> list[str]:
 
 def settings_key(model: str, folder: Path, split: str, eval_cfg: evaluate.EvalConfig) -> str:
     """What an evaluation depends on besides the method: model, data, split and evaluation settings."""
-    manifest = hashlib.sha256((folder / "manifest.json").read_bytes()).hexdigest()
+    manifest = hashlib.sha256((folder / MANIFEST).read_bytes()).hexdigest()
     return hashlib.sha256(json.dumps([model, manifest, split, asdict(eval_cfg)]).encode()).hexdigest()[:16]
 
 
@@ -69,9 +68,7 @@ def run(method_name: str, split: str = "forget05", model_path: str | None = None
         eval_cfg: evaluate.EvalConfig | None = None, device: str | None = None,
         reference: dict[str, float] | None = None, progress: Callable[[str], None] | None = None) -> Result:
     """Unlearn ``split``'s target roles with one baseline, evaluate, and write everything under ``out``."""
-    from neurips26 import models
-
-    method = get(method_name)
+    method = METHODS.get(method_name)
     train_cfg, eval_cfg = train_cfg or train.TrainConfig(), eval_cfg or evaluate.EvalConfig()
     folder = folder or dataset()
     model_name = str(model_path or models.default_model_dir())
@@ -121,8 +118,6 @@ def run(method_name: str, split: str = "forget05", model_path: str | None = None
 def reference_parts(split: str, model_path: str | None, folder: Path, out: Path, eval_cfg: evaluate.EvalConfig,
                     device: str | None = None, progress: Callable[[str], None] | None = None) -> dict[str, float]:
     """The reference's parts: from ``<out>/<split>/reference/evaluation.json`` when its settings match, else run."""
-    from neurips26 import models
-
     model_name = str(model_path or models.default_model_dir())
     saved = Path(out) / split / "reference" / "evaluation.json"
     if saved.is_file():

@@ -1,4 +1,4 @@
-"""The registry of unlearning baselines: ``METHODS[name]``, added with :func:`register`.
+"""The registry of unlearning baselines: :data:`METHODS` (a :class:`neurips26.registry.Registry`).
 
 A method has a loss (``None`` for methods that do not train) computed on a forget batch, a retain batch (or
 None when there is no retain data) and the original model, and may refuse the target roles by prompt.
@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
+from neurips26.registry import Registry
+
 from . import losses
 
 Batch = dict[str, torch.Tensor]
@@ -19,6 +21,8 @@ LossFn = Callable[..., torch.Tensor]  # (model, forget: Batch, retain: Batch | N
 
 @dataclass(frozen=True)
 class Method:
+    """An unlearning baseline: its name, a one-line summary, its loss (None: no training), prompt refusal."""
+
     name: str
     summary: str
     loss: LossFn | None = None
@@ -29,18 +33,13 @@ class Method:
         return self.loss is not None
 
 
-METHODS: dict[str, Method] = {}
-
-
-def register(method: Method) -> Method:
-    METHODS[method.name] = method
-    return method
+METHODS: Registry[Method] = Registry("unlearning method")
+ORDER = ("reference", "refusal", "ga", "gd", "npo")  # the order of the results tables
 
 
 def get(name: str) -> Method:
-    if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
-    return METHODS[name]
+    """The method called ``name``; :class:`~neurips26.errors.UnknownNameError` lists the known ones."""
+    return METHODS.get(name)
 
 
 def _gradient_difference(model, forget: Batch, retain: Batch | None, original, cfg) -> torch.Tensor:
@@ -55,10 +54,11 @@ def _npo(model, forget: Batch, retain: Batch | None, original, cfg) -> torch.Ten
     return losses.npo(model, forget, reference, cfg.npo_beta, retain, cfg.npo_retain_weight)
 
 
-register(Method("reference", "role prompting, no unlearning (the reference)"))
-register(Method("refusal", "prompt-based refusal: an instruction not to play the target roles", refuses=True))
-register(Method("ga", "gradient ascent on the forget set",
-                loss=lambda model, forget, retain, original, cfg: losses.gradient_ascent(model, forget)))
-register(Method("gd", "gradient difference: ascent on the forget set, descent on the retain set",
-                loss=_gradient_difference))
-register(Method("npo", "negative preference optimisation on the forget set", loss=_npo))
+METHODS.register("reference")(Method("reference", "role prompting, no unlearning (the reference)"))
+METHODS.register("refusal")(Method("refusal", "prompt-based refusal: an instruction not to play the target roles",
+                                   refuses=True))
+METHODS.register("ga")(Method("ga", "gradient ascent on the forget set",
+                              loss=lambda model, forget, retain, original, cfg: losses.gradient_ascent(model, forget)))
+METHODS.register("gd")(Method("gd", "gradient difference: ascent on the forget set, descent on the retain set",
+                              loss=_gradient_difference))
+METHODS.register("npo")(Method("npo", "negative preference optimisation on the forget set", loss=_npo))

@@ -20,12 +20,13 @@ The combined score compares a model with the reference (the original model, role
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from functools import cache
 
 import torch
 import torch.nn.functional as F
+
+from neurips26 import models, settings
 
 PARTS = ("forget_style", "forget_rougeL", "retain_style", "retain_rougeL", "general_rougeL", "ppl")
 MAX_SCORED_TOKENS = 256
@@ -76,13 +77,11 @@ def perplexity(nlls: list[float]) -> float:
 
 @cache
 def original_model():
-    """The model responses are scored under in the lm-eval tasks: ``$NEURIPS26_ORIGINAL_MODEL`` (a model id or
-    folder) when set, else the embedded default model. Loaded once per process."""
+    """The model responses are scored under in the lm-eval tasks: :func:`neurips26.settings.original_model` (a
+    model id or folder) when set, else the embedded default model. Loaded once per process."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from neurips26 import models
-
-    path = os.environ.get("NEURIPS26_ORIGINAL_MODEL") or str(models.default_model_dir())
+    path = settings.original_model() or str(models.default_model_dir())
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(models.device()).eval()
     return model, tokenizer

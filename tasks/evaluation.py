@@ -1,10 +1,13 @@
 """Run our lm-eval tasks: ``neurips26 eval`` wraps ``lm_eval.simple_evaluate``.
 
 It indexes only our task folder (``include_defaults=False``), picks CUDA when
-present, builds any missing dataset from the embedded samples first, and writes
-lm-eval's usual ``results_<date>.json`` and ``samples_<task>_<date>.jsonl``
-files under ``<output>/<model name>/``. Without model arguments it runs the
-embedded default model (SmolLM2-135M-Instruct, see ``models.py``).
+present, and writes lm-eval's usual ``results_<date>.json`` and
+``samples_<task>_<date>.jsonl`` files under ``<output>/<model name>/``. It builds
+nothing: a task whose built folder is missing stops the run with the command to
+run (``neurips26 build <resource>``). The results' top-level ``config`` gets
+``neurips26_data``: per task, the data it read (see :func:`neurips26.tasks.load_config`).
+Without model arguments it runs the embedded default model (SmolLM2-135M-Instruct,
+see ``neurips26/models.py``).
 
 On a GPU machine with the ``gpu`` extra (vLLM)::
 
@@ -15,19 +18,20 @@ On a GPU machine with the ``gpu`` extra (vLLM)::
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import models
-from .tasks import TASKS_DIR, dataset_folder
+from neurips26.tasks import TASKS_DIR
 
-RESOURCES_WITH_TASKS = ("locus", "rolebench_unlearn")  # text tasks; video resources build on first use
+from neurips26 import models, settings
+from neurips26.errors import UnknownNameError, UserError
 
 
 @dataclass
 class EvalRun:
+    """One run: lm-eval's results dict and the files it wrote."""
+
     results: dict[str, Any]
     results_file: Path | None
     samples_files: list[Path]
@@ -38,7 +42,7 @@ def parse_model_args(text: str | None) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for pair in filter(None, (p.strip() for p in (text or "").split(","))):
         if "=" not in pair:
-            raise ValueError(f"--model-args: {pair!r} is not key=value")
+            raise UserError(f"--model-args: {pair!r} is not key=value")
         key, value = pair.split("=", 1)
         args[key.strip()] = value.strip()
     return args
@@ -71,20 +75,20 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     from lm_eval.loggers import EvaluationTracker
 
     if data is not None:
-        os.environ["NEURIPS26_DATA"] = str(Path(data).resolve())
+        settings.set_data_root(data)
     known = list_tasks()
     unknown = [t for t in tasks if t not in known["groups"] + known["tasks"]]
     if unknown:
-        raise ValueError(f"unknown task(s) {', '.join(unknown)}; known: {', '.join(known['groups'] + known['tasks'])}")
-    for resource in RESOURCES_WITH_TASKS:
-        dataset_folder(resource)  # build from the embedded sample when missing
+        raise UnknownNameError(f"unknown task(s) {', '.join(unknown)}; "
+                               f"known: {', '.join(known['groups'] + known['tasks'])}")
 
     args = parse_model_args(model_args)
     if not args and model == "hf":
         args = {"pretrained": str(models.default_model_dir()), "dtype": "float32"}
     if "pretrained" not in args:
-        raise ValueError("--model-args needs pretrained=<model id or folder>")
-    device = device or models.device()
+        raise UserError("--model-args needs pretrained=<model id or folder>")
+    models.check_model(args["pretrained"])
+    device = models.device(device)
     output = Path(output)
     before = set(output.rglob("*.json*")) if output.exists() else set()
     tracker = EvaluationTracker(output_path=str(output))
@@ -96,6 +100,7 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
         bootstrap_iters=1000,
     )
     samples = results.pop("samples", None) if log_samples else None
+    results["config"]["neurips26_data"] = data_read(results)
     tracker.save_results_aggregated(results=results, samples=samples)
     if samples:
         for task_name in results["configs"]:
@@ -104,6 +109,12 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     results_file = next((p for p in written if p.name.startswith("results_")), None)
     samples_files = sorted(p for p in written if p.name.startswith("samples_"))
     return EvalRun(results, results_file, samples_files)
+
+
+def data_read(results: dict[str, Any]) -> dict[str, Any]:
+    """Per task, the data provenance its loader recorded (``configs[task]["metadata"]["data"]``)."""
+    return {task: config["metadata"]["data"] for task, config in sorted(results.get("configs", {}).items())
+            if isinstance(config.get("metadata"), dict) and config["metadata"].get("data")}
 
 
 def score_rows(results: dict[str, Any]) -> list[dict[str, Any]]:

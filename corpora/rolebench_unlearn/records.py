@@ -1,0 +1,93 @@
+"""RoleBench-Unlearn's record types: the schemas of its configs, the build report and the build error.
+
+The lowest module of the package: it imports nothing else of it, so the reader, the builder and the card
+all build on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from neurips26.errors import UserError
+from neurips26.hubfolder import column
+
+FORGET_SPLITS = ("forget_train", "forget_test", "retain_train", "retain_test")
+
+
+class BuildError(UserError):
+    """The build cannot start (no raw folder, or no RoleBench files in it)."""
+
+STR, INT, LIST = pa.string(), pa.int64(), pa.list_(pa.string())
+RECORD_FIELDS = [
+    column("record_id", STR, "sha256 of 'role\\nquestion', first 16 hex digits"),
+    column("role", STR, "Role (character) the question is addressed to"),
+    column("question", STR, "Role-specific question"),
+    column("references", LIST, "Reference answers in the role's voice"),
+    column("types", LIST, "RoleBench instruction types (script_based, script_agnostic)"),
+]
+RECORDS = pa.schema([*RECORD_FIELDS, column("source_files", LIST, "Raw files the record came from")])
+FORGET = pa.schema(RECORD_FIELDS)
+ROLES = pa.schema([
+    column("role", STR, "Role name"),
+    column("description", STR, "Role description from profiles-eng/desc.json, if given"),
+    column("rank", INT, "Position in sha256 order (the order in which roles become forget targets)"),
+    column("records", INT, "Records of the role"),
+    column("train", INT, "Train records"),
+    column("test", INT, "Test (held-out) records"),
+    column("references", INT, "Reference answers over all its records"),
+    column("forget_splits", LIST, "Forget sets the role is a target of"),
+])
+GENERAL = pa.schema([
+    column("instruction_id", STR, "Stable id (g01, g02, ...)"),
+    column("instruction", STR, "General instruction, no role"),
+    column("references", LIST, "Reference answers"),
+])
+ERRORS = pa.schema([
+    column("source_file", STR, "File (relative to the raw folder)"),
+    column("line", INT, "Line number (0 for a whole file)"),
+    column("role", STR, "Role of the record, if known"),
+    column("reason", STR, "What is wrong"),
+])
+
+
+@dataclass
+class FileReport:
+    path: str
+    sha256: str
+    status: str  # parsed, skipped or rejected
+    records: int = 0
+    reason: str | None = None
+
+
+@dataclass
+class BuildReport:
+    files_in: int = 0
+    files_parsed: int = 0
+    files_skipped: int = 0
+    files_rejected: int = 0
+    records_in: int = 0
+    records_kept: int = 0
+    records_duplicate: int = 0
+    records_rejected: int = 0
+    roles: int = 0
+    references: int = 0
+    forget_roles: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def reconciles(self) -> bool:
+        return (self.files_in == self.files_parsed + self.files_skipped + self.files_rejected
+                and self.records_in == self.records_kept + self.records_duplicate + self.records_rejected)
+
+    @property
+    def problems(self) -> int:
+        return self.files_rejected + self.records_rejected
+
+    def summary(self) -> str:
+        """One line for the CLI: counts, and whether the files and records reconcile."""
+        return (f"{self.records_kept:,} records of {self.roles} roles; files in {self.files_in} = parsed "
+                f"{self.files_parsed} + skipped {self.files_skipped} + rejected {self.files_rejected}; records in "
+                f"{self.records_in:,} = kept {self.records_kept:,} + duplicate {self.records_duplicate} + rejected "
+                f"{self.records_rejected} ({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); targets "
+                + ", ".join(f"{k} {len(v)}" for k, v in self.forget_roles.items()))

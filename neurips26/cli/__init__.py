@@ -1,0 +1,42 @@
+"""The ``neurips26`` command line: the sub-command modules wired into one app.
+
+One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``,
+``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``); commands that live with their component
+(``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
+``frameselect`` and ``score``) are only added here. Expected failures of every command become one line on
+stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from neurips26.corpora.video.cli import generate
+from neurips26.leaderboard.cli import leaderboard, submit
+from neurips26.methods.frameselect.cli import frameselect
+from neurips26.methods.ipg.cli import ipg
+from neurips26.methods.labelshift.cli import labelshift
+from neurips26.methods.locus_analysis.cli import score
+from neurips26.methods.unlearn.cli import unlearn
+from neurips26.space.serve import serve
+
+from .build import build_app
+from .datasets import push, query, search
+from .evaluate import eval_, tasks
+from .guard import GuardedGroup
+
+app = typer.Typer(cls=GuardedGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+                  help="Hub-ready datasets, lm-eval tasks and a leaderboard for NeurIPS 2026 resources.")
+app.add_typer(build_app, name="build")
+for command in (query, search, push, tasks):
+    app.command()(command)
+app.command("eval")(eval_)
+for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
+    app.command()(command)
+app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|replay|list
+app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    """The console entry point."""
+    app(prog_name="neurips26")

@@ -1,0 +1,5 @@
+"""``python -m neurips26.cli``."""
+
+from neurips26.cli import main
+
+main()

@@ -1,0 +1,89 @@
+"""``neurips26 tasks`` and ``neurips26 eval``: our lm-eval tasks and a run of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from neurips26 import models
+from neurips26.errors import UserError
+from neurips26.leaderboard.cli import submit as submit_results
+from neurips26.output import console
+from neurips26.tasks import TASKS_DIR, evaluation
+
+
+def tasks(
+    path: Annotated[bool, typer.Option("--path", help="Print only the tasks folder (for --include_path).")] = False,
+) -> None:
+    """Show where the lm-eval tasks folder is and list its groups and tasks."""
+    if path:
+        print(TASKS_DIR)
+        return
+    known = evaluation.list_tasks()
+    console.print(f"tasks folder: {TASKS_DIR}", highlight=False)
+    console.print(f"groups: {', '.join(known['groups'])}", highlight=False)
+    console.print(f"tasks:  {', '.join(known['tasks'])}", highlight=False)
+    console.print(f"lm_eval --include_path {TASKS_DIR} --tasks neurips26 --model hf --model_args pretrained=...",
+                  highlight=False)
+
+
+def task_arguments(metadata: str | None) -> dict | None:
+    """``--metadata`` as a dict; a UserError when it is not a JSON object."""
+    try:
+        task_args = json.loads(metadata) if metadata else None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"--metadata: not JSON ({exc.msg} at column {exc.colno}): {metadata}") from None
+    if task_args is not None and not isinstance(task_args, dict):
+        raise UserError(f"--metadata: expected a JSON object, got {metadata}")
+    return task_args
+
+
+def eval_(
+    tasks: Annotated[str, typer.Option(help="Comma-separated tasks or groups.")] = "neurips26",
+    model: Annotated[str, typer.Option(help="lm-eval model type: hf, vllm, ...")] = "hf",
+    model_args: Annotated[str | None, typer.Option(
+        help="lm-eval model args, e.g. pretrained=ORG/NAME,dtype=float32 (default: the embedded model).")] = None,
+    limit: Annotated[float | None, typer.Option(help="Examples per task (or a fraction).")] = None,
+    num_fewshot: Annotated[int | None, typer.Option(help="Few-shot examples (from the train split).")] = None,
+    batch_size: Annotated[str, typer.Option(help="Batch size, or 'auto'.")] = "1",
+    output: Annotated[Path, typer.Option(help="Where lm-eval's results and samples files go.")] = Path("results"),
+    device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
+    data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
+    apply_chat_template: Annotated[bool, typer.Option(help="Use the model's chat template.")] = False,
+    submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
+    revision: Annotated[str | None, typer.Option(help="With --submit: commit sha of the evaluated weights.")] = None,
+    metadata: Annotated[str | None, typer.Option(help=(
+        "Task arguments as JSON, as lm_eval's --metadata, e.g. '{\"num_frames\": 16}' for the video tasks or "
+        "'{\"selections\": \"frameselect\", \"selector\": \"dpp\"}' to show stored frame selections."))] = None,
+) -> None:
+    """Evaluate a model on our lm-eval tasks (lm_eval.simple_evaluate with our tasks folder).
+
+    Builds nothing: a task whose dataset folder is not built stops with the command that builds it.
+    """
+    task_args = task_arguments(metadata)
+    embedded = model_args is None and model == "hf"
+    if submit and not embedded and not revision:
+        raise UserError("--submit needs --revision (the commit sha of the evaluated weights)")
+    run = evaluation.run([t.strip() for t in tasks.split(",") if t.strip()], model, model_args, limit=limit,
+                         num_fewshot=num_fewshot, batch_size=int(batch_size) if batch_size.isdigit() else batch_size,
+                         output=output, device=device, data=data, apply_chat_template=apply_chat_template,
+                         metadata=task_args)
+    table = Table(title="scores")
+    for column in ("task", "metric", "value", "stderr", "n"):
+        table.add_column(column)
+    for row in evaluation.score_rows(run.results):
+        table.add_row(row["task"], row["metric"], f"{row['value']:.4f}",
+                      "" if row["stderr"] is None else f"{row['stderr']:.4f}", str(row["n"] or ""))
+    console.print(table)
+    console.print(f"results: {run.results_file}", highlight=False)
+    if submit:
+        submit_results(run.results_file, run.samples_files,
+                       model=models.DEFAULT_MODEL_ID if embedded else evaluation.parse_model_args(model_args)
+                       .get("pretrained", ""),
+                       revision=revision or models.default_model_revision(),
+                       license=models.DEFAULT_MODEL_LICENSE if embedded else "unknown",
+                       model_type="instruction-tuned" if embedded else "other")

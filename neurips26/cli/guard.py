@@ -1,0 +1,42 @@
+"""One place where expected failures become one line on stderr and exit code 2, for every command.
+
+:class:`GuardedGroup` is the click group class of the top-level ``neurips26`` app. Every sub-command and
+every sub-app (``frameselect``, ``score``, ...) runs inside its :meth:`~GuardedGroup.invoke`, so a
+:class:`~neurips26.errors.UserError` (or a module error that subclasses it) raised anywhere, and every usage
+error of a sub-command (a bad option value, an unknown option), is printed as ``error: <message>`` on one
+line, without a traceback. Anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+import typer.core
+from rich.markup import escape
+from typer._click import Context  # typer vendors click: its context and exceptions live here
+from typer._click.exceptions import UsageError
+
+from neurips26.errors import UserError
+from neurips26.output import err
+
+# A missing or occupied path the user named is expected too.
+EXPECTED: tuple[type[BaseException], ...] = (UserError, FileNotFoundError, FileExistsError)
+
+
+def one_line(message: str) -> None:
+    """Print ``error: <message>`` as one line on stderr."""
+    err.print(f"[red]error:[/red] {escape(' '.join(str(message).split()))}", highlight=False, soft_wrap=True)
+
+
+class GuardedGroup(typer.core.TyperGroup):
+    """The top-level group: expected failures of any sub-command become one line and exit code 2."""
+
+    def invoke(self, ctx: Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EXPECTED as exc:
+            one_line(str(exc))
+        except UsageError as exc:
+            one_line(exc.format_message())
+        raise typer.Exit(2)

@@ -1,0 +1,84 @@
+"""How commands print: the consoles, and tables as a rich table, JSON or CSV (``--format``).
+
+A core module (not part of the ``neurips26.cli`` package) so that the commands living with their
+component (leaderboard, frameselect, ...) can use it without importing the CLI that wires them in.
+
+Commands that print rows take ``--format table|json|csv`` with :data:`FormatOpt` and print with
+:func:`emit`: ``table`` is for people (long cells cut), ``json`` (a list of row objects) and ``csv`` (a header
+row, then one line per row; list and dict cells as JSON) are for programs, complete and unstyled.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Annotated, Any
+
+import pyarrow as pa
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+err = Console(stderr=True)
+
+
+class Format(StrEnum):
+    """Output formats of commands that print rows."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", help="Output: a table, or json or csv for programs.")]
+
+
+def rows_of(data: pa.Table | Sequence[Mapping[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    """(column names, rows as dicts) of a pyarrow table or a list of dicts."""
+    if isinstance(data, pa.Table):
+        return list(data.column_names), data.to_pylist()
+    rows = [dict(r) for r in data]
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    return columns, rows
+
+
+def emit(data: pa.Table | Sequence[Mapping[str, Any]], fmt: Format | str = Format.table, *,
+         title: str | None = None, max_width: int = 80) -> None:
+    """Print rows in ``fmt``; ``title`` and ``max_width`` apply to the table format only."""
+    columns, rows = rows_of(data)
+    fmt = Format(fmt)
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, default=str, indent=1) + "\n")
+    elif fmt is Format.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_csv_cell(row.get(c)) for c in columns])
+    else:
+        out = Table(title=title, show_lines=False)
+        for name in columns:
+            out.add_column(name, overflow="fold")
+        for row in rows:
+            out.add_row(*[_cell(row.get(c), max_width) for c in columns])
+        console.print(out)
+
+
+def print_table(table: Any, title: str | None = None, max_width: int = 80) -> None:
+    """Print a pyarrow table with rich (long cells cut to ``max_width``)."""
+    emit(table, Format.table, title=title, max_width=max_width)
+
+
+def _cell(value: Any, width: int) -> str:
+    text = "" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, list | dict | tuple):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return "" if value is None else value
