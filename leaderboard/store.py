@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import threading
 import time
@@ -52,24 +53,22 @@ import duckdb
 import pyarrow as pa
 from filelock import FileLock, Timeout
 
-from .catalog import TaskSpec, shipped_tasks
-from .schema import (
+from neurips26 import settings
+from neurips26.results import ResultsError, Sample, parse_run, parse_samples, responses_digest, samples_task
+
+from .catalog import TASKS_DIR, TaskSpec, read_groups, read_tasks, shipped_groups, shipped_tasks
+from .modelinfo import (
     DEFAULT_LIMITS,
     Limits,
     ModelInfo,
     SubmissionRejected,
-    TaskSamples,
-    ValidatedResults,
     check_model_info,
     clean_text,
     display_fields,
     format_problems,
-    parse_results,
-    samples_task,
     too_big,
-    validate_results,
-    validate_samples,
 )
+from .validate import TaskSamples, ValidatedResults, validate_results, validate_samples
 
 DB_NAME = "leaderboard.duckdb"
 GENERATION = "generation"  # a token rewritten after every committed write
@@ -77,7 +76,7 @@ LOCK_TIMEOUT = 120.0
 LOCK_POLL_S = 0.005
 SMALL_INSERT = 64  # rows; bigger inserts go through Arrow
 OPEN_RETRY_S = 10.0
-PENDING, VALID, REJECTED = "PENDING", "VALID", "REJECTED"
+PENDING, VALID, UNRANKED, REJECTED = "PENDING", "VALID", "UNRANKED", "REJECTED"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -85,10 +84,14 @@ CREATE TABLE IF NOT EXISTS submissions (
     model_id VARCHAR, revision VARCHAR, precision VARCHAR, params BIGINT, license VARCHAR, model_type VARCHAR,
     submitter VARCHAR, results_sha256 VARCHAR, samples_names VARCHAR[], samples_sha256 VARCHAR[],
     model_key VARCHAR, task_versions VARCHAR, config_hash VARCHAR, lm_eval_version VARCHAR);
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS responses_sha256 VARCHAR;
 CREATE TABLE IF NOT EXISTS statuses (
     seq BIGINT, submission_id BIGINT, status VARCHAR, reason VARCHAR, "at" TIMESTAMP);
 CREATE TABLE IF NOT EXISTS scores (
     submission_id BIGINT, task VARCHAR, version DOUBLE, metric VARCHAR, value DOUBLE, stderr DOUBLE, n BIGINT);
+ALTER TABLE scores ADD COLUMN IF NOT EXISTS baseline DOUBLE;
+CREATE TABLE IF NOT EXISTS gold (task VARCHAR, data_sha256 VARCHAR, doc_hash VARCHAR, target VARCHAR,
+    submission_id BIGINT);
 CREATE TABLE IF NOT EXISTS sample_scores (
     submission_id BIGINT, task VARCHAR, metric VARCHAR, doc_id BIGINT, doc_hash VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS duplicates (
@@ -103,16 +106,12 @@ def current(ids: str = "") -> str:
                 QUALIFY row_number() OVER (PARTITION BY submission_id ORDER BY seq DESC) = 1)"""
 
 SCORE_COLUMNS = ["submission_id", "model_id", "revision", "precision", "params", "license", "model_type",
-                 "task", "metric", "value", "stderr", "n", "version"]
+                 "task", "metric", "value", "stderr", "n", "version", "baseline"]
 
 
 def default_root() -> Path:
-    """``$NEURIPS26_LEADERBOARD``, else ``<neurips26 cache>/leaderboard``."""
-    if os.environ.get("NEURIPS26_LEADERBOARD"):
-        return Path(os.environ["NEURIPS26_LEADERBOARD"])
-    from neurips26.search import cache_dir
-
-    return cache_dir() / "leaderboard"
+    """The leaderboard folder of :func:`neurips26.settings.leaderboard_dir`."""
+    return settings.leaderboard_dir()
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ class Entry:
     """One stored submission, as its submitter sees it."""
 
     id: int
-    status: str  # PENDING | VALID | REJECTED
+    status: str  # PENDING | VALID | UNRANKED | REJECTED
     reason: str | None
     model_id: str
     revision: str
@@ -153,6 +152,15 @@ class _Submission:
     results: ValidatedResults | None = None
     problems: list[tuple[str, str]] = field(default_factory=list)
     task_samples: list[TaskSamples] = field(default_factory=list)
+    parsed: dict[str, tuple[str, list[Sample]]] = field(default_factory=dict)  # task -> (file name, samples)
+    responses: str | None = None  # sha256 of the responses (see neurips26.results.responses_digest)
+
+    @property
+    def unranked(self) -> str | None:
+        """Why the run is not ranked (it differs from a task's protocol), None when it is."""
+        if self.results is None or not self.results.unranked:
+            return None
+        return "; ".join(f"{task}: {', '.join(reasons)}" for task, reasons in sorted(self.results.unranked.items()))
 
     @property
     def key(self) -> tuple[str, str, str, str] | None:
@@ -167,9 +175,15 @@ class Store:
     """Submissions and scores under ``root`` (see the module docstring)."""
 
     def __init__(self, root: Path | str | None = None, *, tasks: Mapping[str, TaskSpec] | None = None,
-                 limits: Limits = DEFAULT_LIMITS, lock_timeout: float = LOCK_TIMEOUT):
+                 tasks_dir: Path | None = None, limits: Limits = DEFAULT_LIMITS, lock_timeout: float = LOCK_TIMEOUT):
+        """``tasks_dir``: the task YAMLs the board accepts (default: the shipped ones); ``tasks`` overrides them."""
         self.root = Path(root) if root is not None else default_root()
-        self.tasks = dict(tasks) if tasks is not None else shipped_tasks()
+        self.tasks_dir = Path(tasks_dir) if tasks_dir is not None else TASKS_DIR
+        if tasks is not None:
+            self.tasks = dict(tasks)
+        else:
+            self.tasks = shipped_tasks() if tasks_dir is None else read_tasks(self.tasks_dir)
+        self.groups = shipped_groups() if tasks_dir is None else read_groups(self.tasks_dir)
         self.limits = limits
         self.lock_timeout = lock_timeout
         self.root.mkdir(parents=True, exist_ok=True)
@@ -272,8 +286,11 @@ class Store:
                 self._finish([(answers[i].id, todo[i]) for i in later], writes)
                 writes.flush(con)
         for i in pending:
-            status = REJECTED if todo[i].problems else VALID
-            answers[i] = replace(answers[i], status=status, reason=_reason(todo[i].problems))
+            if todo[i].problems:
+                answers[i] = replace(answers[i], status=REJECTED, reason=_reason(todo[i].problems))
+            else:
+                unranked = todo[i].unranked
+                answers[i] = replace(answers[i], status=UNRANKED if unranked else VALID, reason=unranked)
         final = {answers[i].id: answers[i] for i in pending}  # a duplicate of one of them gets its final status
         return [replace(final[a.id], duplicate_of=a.id) if a.duplicate_of is not None and a.id in final else a
                 for a in answers]
@@ -316,25 +333,48 @@ class Store:
         return sub
 
     def _check_results(self, sub: _Submission) -> None:
+        """Parse the results and samples files, check the results; every task needs its samples file."""
         if sub.raw_results is None:
             return
         try:
-            data = parse_results(sub.raw_results, self.limits)
-            sub.results = validate_results(data, self.tasks, meta=sub.meta)
-        except SubmissionRejected as exc:
+            data = json.loads(sub.raw_results)
+            if not isinstance(data, dict):
+                raise SubmissionRejected([("results", "not an lm-eval results object but a JSON "
+                                           f"{type(data).__name__}")])
+            run = parse_run(data)
+            names = list(run.tasks)
+            for name, _, raw in sub.samples:
+                task = samples_task(name, names)
+                if task is None:
+                    sub.problems.append((f"samples.{name}", "not named samples_TASK_DATE.jsonl for a task in the "
+                                         f"results file ({', '.join(sorted(names))})"))
+                elif task in sub.parsed:
+                    sub.problems.append((f"samples.{name}", f"a second samples file for {task}"))
+                elif raw is not None:
+                    sub.parsed[task] = (name, parse_samples(raw, f"samples.{name}"))
+            run = parse_run(data, {task: rows for task, (_, rows) in sub.parsed.items()})
+            sub.results = validate_results(run, self.tasks, meta=sub.meta, groups=self.groups)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            sub.problems.append(("results", f"not a JSON file: {exc}"))
+            return
+        except (SubmissionRejected, ResultsError) as exc:
             sub.problems += exc.problems
             return
-        names = [name for name, _, _ in sub.samples]
-        tasks = [samples_task(name, sub.results.tasks) for name in names]
-        for name, task in zip(names, tasks, strict=True):
-            if task is not None and tasks.count(task) > 1:
-                sub.problems.append((f"samples.{name}", f"a second samples file for {task}"))
+        for task in sorted(set(sub.results.tasks) - set(sub.parsed)):
+            if not any(where.startswith("samples.") for where, _ in sub.problems):
+                sub.problems.append((f"samples.{task}", "missing: every task needs its samples file "
+                                     "(lm-eval --log_samples): the board recomputes the scores from it"))
+        sub.responses = responses_digest(sub.results.run) if sub.results.run else None
 
     def _check_samples(self, sub: _Submission) -> None:
         assert sub.results is not None
-        for name, _, data in sub.samples:
+        digests = sub.results.data_digest
+        with self._connect() as con:
+            gold = {task: dict(con.execute("SELECT doc_hash, target FROM gold WHERE task = ? AND data_sha256 = ?",
+                                           [task, digests.get(task, "")]).fetchall()) for task in sub.parsed}
+        for task, (name, rows) in sub.parsed.items():
             try:
-                sub.task_samples.append(validate_samples(name, data or b"", sub.results, self.tasks, self.limits))
+                sub.task_samples.append(validate_samples(name, rows, sub.results, self.tasks[task], gold[task]))
             except SubmissionRejected as exc:
                 sub.problems += exc.problems
 
@@ -360,8 +400,14 @@ class Store:
                     other, other_model = files[sub.results_sha256]
                     sub.problems.append(("results", f"this file was already submitted as #{other} ({other_model}) "
                                          "with another model, revision, precision or config"))
+                elif sub.responses and sub.responses in files:
+                    other, other_model = files[sub.responses]
+                    sub.problems.append(("samples", f"the same responses to the same documents as submission #{other} "
+                                         f"({other_model}): a copied run"))
                 else:
                     files[sub.results_sha256] = (next_id, sub.fields["model_id"])
+                    if sub.responses:
+                        files[sub.responses] = (next_id, sub.fields["model_id"])
             entry_id, next_id = next_id, next_id + 1
             results = sub.results
             writes.submissions.append({
@@ -369,7 +415,8 @@ class Store:
                 "samples_names": [n for n, _, _ in sub.samples], "samples_sha256": [s for _, s, _ in sub.samples],
                 "model_key": key[0] if key else None, "task_versions": key[2] if key else None,
                 "config_hash": results.config_hash if results else None,
-                "lm_eval_version": results.lm_eval_version if results else None})
+                "lm_eval_version": results.lm_eval_version if results else None,
+                "responses_sha256": sub.responses})
             writes.status(entry_id, PENDING, None, now)
             if sub.problems:
                 writes.status(entry_id, REJECTED, _reason(sub.problems), now)
@@ -385,26 +432,36 @@ class Store:
         return [replace(found[a], duplicate_of=a) if isinstance(a, int) else a for a in answers]
 
     def _finish(self, done: list[tuple[int, _Submission]], writes: _Writes) -> None:
-        """Scores of the valid submissions, the final status of all."""
+        """Scores recomputed from the samples, the gold targets of the first ranked run of a data digest, the
+        final status of all (VALID, UNRANKED with the reason, or REJECTED)."""
         now = datetime.now(UTC).replace(tzinfo=None)
         for entry_id, sub in done:
             if sub.problems or sub.results is None:
                 writes.status(entry_id, REJECTED, _reason(sub.problems) or "not validated", now)
                 continue
-            for task, result in sub.results.tasks.items():
-                for metric, (value, stderr, n) in result.metrics.items():
-                    writes.scores.append({"submission_id": entry_id, "task": task, "version": result.version,
-                                          "metric": metric, "value": value, "stderr": stderr, "n": n})
+            digests = sub.results.data_digest
             for ts in sub.task_samples:
+                result = sub.results.tasks[ts.task]
                 for metric, values in ts.values.items():
+                    if metric not in result.metrics:
+                        continue
+                    n = len(values)
+                    mean = math.fsum(values) / n
+                    stderr = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1) / n) if n > 1 else 0.0
+                    writes.scores.append({"submission_id": entry_id, "task": ts.task, "version": result.version,
+                                          "metric": metric, "value": mean, "stderr": stderr, "n": n,
+                                          "baseline": ts.baseline})
                     writes.samples.append(pa.table({
-                        "submission_id": pa.array([entry_id] * len(values), pa.int64()),
-                        "task": pa.array([ts.task] * len(values), pa.string()),
-                        "metric": pa.array([metric] * len(values), pa.string()),
+                        "submission_id": pa.array([entry_id] * n, pa.int64()),
+                        "task": pa.array([ts.task] * n, pa.string()),
+                        "metric": pa.array([metric] * n, pa.string()),
                         "doc_id": pa.array(ts.doc_ids, pa.int64()),
                         "doc_hash": pa.array(ts.doc_hashes, pa.string()),
                         "value": pa.array(values, pa.float64())}))
-            writes.status(entry_id, VALID, None, now)
+                if sub.unranked is None:
+                    writes.gold.append((ts.task, digests.get(ts.task, ""), entry_id, ts.doc_hashes, ts.targets))
+            unranked = sub.unranked
+            writes.status(entry_id, UNRANKED if unranked else VALID, unranked, now)
 
     def revalidate(self, entry_id: int) -> Entry:
         """Finish a submission left PENDING (its process stopped between the two transactions)."""
@@ -481,10 +538,17 @@ class Store:
         with self._connect() as con:
             return con.execute(f"""
                 SELECT {', '.join('s.' + c if c in ('submission_id', 'task', 'metric', 'value', 'stderr', 'n',
-                                                    'version') else 'm.' + c for c in SCORE_COLUMNS)}
+                                                    'version', 'baseline') else 'm.' + c for c in SCORE_COLUMNS)}
                 FROM scores s JOIN submissions m ON m.id = s.submission_id
                 JOIN {current()} c ON c.submission_id = s.submission_id
                 WHERE c.status = 'VALID' ORDER BY s.submission_id, s.task, s.metric""").to_arrow_table()
+
+    def submission_scores(self, submission_id: int) -> pa.Table:
+        """task, metric, value, stderr, n, baseline of one submission, whatever its status (its model page)."""
+        with self._connect() as con:
+            return con.execute("""SELECT task, metric, value, stderr, n, baseline FROM scores
+                                  WHERE submission_id = ? ORDER BY task, metric""",
+                               [int(submission_id)]).to_arrow_table()
 
     def sample_table(self, submission_id: int, task: str, metric: str) -> pa.Table:
         """Per-document scores of one submission: doc_id, doc_hash, value (empty without a samples file)."""
@@ -509,7 +573,7 @@ SUBMISSION_SCHEMA = pa.schema([
     ("precision", pa.string()), ("params", pa.int64()), ("license", pa.string()), ("model_type", pa.string()),
     ("submitter", pa.string()), ("results_sha256", pa.string()), ("samples_names", pa.list_(pa.string())),
     ("samples_sha256", pa.list_(pa.string())), ("model_key", pa.string()), ("task_versions", pa.string()),
-    ("config_hash", pa.string()), ("lm_eval_version", pa.string()),
+    ("config_hash", pa.string()), ("lm_eval_version", pa.string()), ("responses_sha256", pa.string()),
 ])
 
 
@@ -519,7 +583,9 @@ DUPLICATE_SCHEMA = pa.schema([("submission_id", pa.int64()), ("submitted_at", pa
                               ("submitter", pa.string()), ("results_sha256", pa.string())])
 SCORE_SCHEMA = pa.schema([("submission_id", pa.int64()), ("task", pa.string()), ("version", pa.float64()),
                           ("metric", pa.string()), ("value", pa.float64()), ("stderr", pa.float64()),
-                          ("n", pa.int64())])
+                          ("n", pa.int64()), ("baseline", pa.float64())])
+GOLD_SCHEMA = pa.schema([("task", pa.string()), ("data_sha256", pa.string()), ("doc_hash", pa.string()),
+                         ("target", pa.string()), ("submission_id", pa.int64())])
 
 
 def _reason(problems: list[tuple[str, str]]) -> str | None:
@@ -535,6 +601,7 @@ class _Writes:
     scores: list[dict[str, Any]] = field(default_factory=list)
     samples: list[pa.Table] = field(default_factory=list)
     duplicates: list[dict[str, Any]] = field(default_factory=list)
+    gold: list[tuple[str, str, int, list[str | None], list[str]]] = field(default_factory=list)
 
     def status(self, entry_id: int, status: str, reason: str | None, at: datetime) -> None:
         self.statuses.append({"submission_id": entry_id, "status": status, "reason": reason, "at": at})
@@ -558,6 +625,13 @@ class _Writes:
                             [row.get(c) for row in rows for c in columns])
         if self.samples:
             _insert(con, "sample_scores", pa.concat_tables(self.samples))
+        for task, digest, entry_id, hashes, targets in self.gold:  # the first ranked run of a data digest
+            held = "SELECT count(*) FROM gold WHERE task = ? AND data_sha256 = ?"
+            if con.execute(held, [task, digest]).fetchone()[0]:
+                continue
+            _insert(con, "gold", pa.table({"task": [task] * len(hashes), "data_sha256": [digest] * len(hashes),
+                                           "doc_hash": hashes, "target": targets,
+                                           "submission_id": [entry_id] * len(hashes)}, schema=GOLD_SCHEMA))
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: pa.Table) -> None:
@@ -574,16 +648,21 @@ def _active(con: duckdb.DuckDBPyConnection, todo: list[_Submission]
     if not keyed:
         return {}, {}
     rows = con.execute(f"""
-        WITH m AS (SELECT model_key, precision, task_versions, config_hash, revision, id, results_sha256, model_id
-                   FROM submissions WHERE list_contains(?, model_key) OR list_contains(?, results_sha256))
+        WITH m AS (SELECT model_key, precision, task_versions, config_hash, revision, id, results_sha256, model_id,
+                          responses_sha256
+                   FROM submissions WHERE list_contains(?, model_key) OR list_contains(?, results_sha256)
+                                          OR list_contains(?, responses_sha256))
         SELECT m.* FROM m JOIN {current("SELECT id FROM m")} c ON c.submission_id = m.id
-        WHERE c.status IN ('PENDING', 'VALID') ORDER BY m.id""",
-        [sorted({sub.key[0] for sub in keyed}), sorted({sub.results_sha256 for sub in keyed})]).fetchall()
+        WHERE c.status IN ('PENDING', 'VALID', 'UNRANKED') ORDER BY m.id""",
+        [sorted({sub.key[0] for sub in keyed}), sorted({sub.results_sha256 for sub in keyed}),
+         sorted({sub.responses for sub in keyed if sub.responses})]).fetchall()
     active: dict[tuple, list[tuple[str, int]]] = {}
-    files: dict[str, tuple[int, str]] = {}
-    for *key, revision, entry_id, sha, model_id in rows:
+    files: dict[str, tuple[int, str]] = {}  # results sha256 or responses sha256 -> (id, model id)
+    for *key, revision, entry_id, sha, model_id, responses in rows:
         active.setdefault(tuple(key), []).append((revision, entry_id))
         files.setdefault(sha, (entry_id, model_id))
+        if responses:
+            files.setdefault(responses, (entry_id, model_id))
     return active, files
 
 

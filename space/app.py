@@ -18,7 +18,7 @@ from typing import Any
 import gradio as gr
 import polars as pl
 import typer
-from neurips26.leaderboard import schema
+from neurips26.leaderboard import modelinfo as schema
 from neurips26.space import logic
 from neurips26.space.serve import serve
 

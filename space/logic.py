@@ -499,7 +499,7 @@ def submit(store: Any, submitter: str, daily_limit: int | None, results_path: st
            samples: Sequence[str | Path] | None, model_id: str | None, revision: str | None, precision: str | None,
            params: str | int | None, model_type: str | None, license_: str | None) -> tuple[str, Any]:
     """Check the daily limit and the metadata, then hand the files to the store: (verdict text, Entry or None)."""
-    from neurips26.leaderboard.schema import check_model_info
+    from neurips26.leaderboard.modelinfo import check_model_info
 
     if not results_path:
         return "Choose a results file (results_*.json) first.", None
