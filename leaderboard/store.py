@@ -400,7 +400,8 @@ class Store:
                     other, other_model = files[sub.results_sha256]
                     sub.problems.append(("results", f"this file was already submitted as #{other} ({other_model}) "
                                          "with another model, revision, precision or config"))
-                elif sub.responses and sub.responses in files:
+                elif sub.responses and sub.responses in files and sub.meta is not None \
+                        and files[sub.responses][1].lower() != sub.meta.model_id.lower():
                     other, other_model = files[sub.responses]
                     sub.problems.append(("samples", f"the same responses to the same documents as submission #{other} "
                                          f"({other_model}): a copied run"))

@@ -57,3 +57,65 @@ def variant(data: dict[str, Any], run: int = 0) -> dict[str, Any]:
     data = copy.deepcopy(data)
     data["date"] = data["date"] + run
     return data
+
+
+def complete(data: dict[str, Any], manifest_sha256: str = "0" * 64) -> dict[str, Any]:
+    """A copy of a ``--limit`` run's results made complete: no limit, every counted document evaluated (the split
+    is the documents evaluated) and the data provenance the task loader records (not the demo sample)."""
+    data = copy.deepcopy(data)
+    data["config"]["limit"] = None
+    for task, counts in data["n-samples"].items():
+        counts["original"] = counts["effective"]
+        data["configs"][task].setdefault("metadata", {})["data"] = {
+            "resource": "locus", "config": task.removeprefix("locus_"), "version": "1.0.0",
+            "manifest_sha256": manifest_sha256, "demo": False}
+    return data
+
+
+def fabricate(folder: Path, template: dict[str, Any], samples: dict[str, Path], correct: dict[str, list[bool]],
+              run: int = 0, digest: str = "0" * 64, hashes: str = "doc") -> tuple[Path, list[Path]]:
+    """A complete run whose samples agree with its scores: document ``i`` of each task in ``correct`` is the
+    real document ``i % 2`` under doc hash ``<hashes><i>`` (a multiple-choice document's gold option is
+    ``i % options``), read from data of manifest sha256 ``digest``; its responses are right (or wrong) as
+    ``correct`` says (multiple choice: the gold option's loglikelihood highest or lowest; generation: the
+    heading or "zzz").
+    ``run`` varies the responses without changing any score, as another model's run would."""
+    data = complete(template, digest)
+    for task in list(data["results"]):
+        if task not in correct:
+            for key in ("results", "configs", "versions", "n-shot", "n-samples", "higher_is_better", "task_hashes"):
+                data.get(key, {}).pop(task, None)
+    data["date"] = data["date"] + run
+    files = []
+    folder.mkdir(parents=True, exist_ok=True)
+    for task, marks in correct.items():
+        real_rows = [json.loads(line) for line in samples[task].read_text().splitlines() if line.strip()]
+        rows = []
+        for i, right in enumerate(marks):
+            row = copy.deepcopy(real_rows[i % len(real_rows)])
+            row["doc_id"], row["doc_hash"] = i, f"{hashes}{i}"
+            if task == "locus_domain":
+                gold, scale = i % len(row["filtered_resps"]), 1 + run / 1000
+                row["target"], row["doc"]["label"] = str(gold), gold
+                row["filtered_resps"] = [[str((-1.0 if (j == gold) == right else -100.0) * scale), "False"]
+                                         for j in range(len(row["filtered_resps"]))]
+                row["resps"] = [[resp] for resp in row["filtered_resps"]]
+                row["acc"] = row["acc_norm"] = float(right)
+            else:
+                text = (row["doc"]["heading"] if right else "zzz") + " " * run
+                row["filtered_resps"], row["resps"] = [text], [[text]]
+                row["exact_match"] = row["rougeL"] = float(right)
+            rows.append(row)
+        n = len(rows)
+        for metric in [m for m in rows[0] if m in ("acc", "acc_norm", "exact_match", "rougeL")]:
+            values = [r[metric] for r in rows]
+            mean = sum(values) / n
+            data["results"][task][f"{metric},none"] = mean
+            data["results"][task][f"{metric}_stderr,none"] = (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** .5
+        data["n-samples"][task] = {"original": n, "effective": n}
+        path = folder / f"samples_{task}_2026-01-01T00-00-00.000000.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        files.append(path)
+    results = folder / "results_2026-01-01T00-00-00.000000.json"
+    results.write_bytes(dump(data))
+    return results, files
