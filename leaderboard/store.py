@@ -8,22 +8,25 @@ Layout under ``root``::
     generation                a token rewritten after every committed write (readers' caches are keyed on it)
 
 Append-only: rows are inserted, never updated or deleted. A submission's status is the last of its rows in
-``statuses``: PENDING when stored, then VALID or REJECTED (with the reason: every field and what is wrong with it).
-Rejected submissions stay, visible to their submitter.
+``statuses``: PENDING when stored, then VALID (ranked), UNRANKED (its run differs from a task protocol: the
+reason says how; shown on its model page, never on a board) or REJECTED (with the reason: every field and what
+is wrong with it). Rejected submissions stay, visible to their submitter.
 
-Submitting: the files are read, hashed and kept and the metadata and results file validated, outside the lock.
-One transaction then answers a duplicate, or stores the submission as PENDING; without samples files the same
-transaction stores its scores and VALID (or REJECTED). Samples files (up to 200 MiB each) are checked outside the
-lock and a second transaction stores their per-document scores, the scores and the final status. A submission
-whose process stops between the two stays PENDING (and still answers duplicates); :meth:`Store.revalidate`
-finishes it from the kept files.
+Submitting (see :mod:`.intake`): the files are read, hashed and kept and the metadata and results file validated,
+outside the lock; every task needs its samples file. One transaction then answers a duplicate, or stores the
+submission as PENDING. The samples (up to 200 MiB each) are checked outside the lock (every metric recomputed
+from them, targets compared with the gold targets held for the data) and a second transaction stores the
+recomputed scores, the per-document scores, the gold targets of the first ranked run of a data digest and the
+final status. A submission whose process stops between the two stays PENDING (and still answers duplicates);
+:meth:`Store.revalidate` finishes it from the kept files.
 
 A submission's dedupe key is (model id, revision, precision, task versions, config hash) where model ids compare
 case-insensitively and a short sha matches the full sha it begins. A submission whose key matches a VALID or
 PENDING entry is answered with that entry (``duplicate_of`` set) and not stored again; the answer is logged in
 ``duplicates``. When the matched entry was PENDING and ends REJECTED, submit again. A results file already held
 by a VALID or PENDING entry under another key (another model, say) is rejected: lm-eval stamps every run with
-its date and duration, so two runs never write the same bytes.
+its date and duration, so two runs never write the same bytes; so is a run whose responses (a digest of every
+document's filtered responses) equal those of an entry of another model: a copied run.
 
 Concurrency: DuckDB lets one process open a database file read-write at a time, so every access (reads too) takes
 ``filelock.FileLock(root/".lock")`` (at most :data:`LOCK_TIMEOUT` seconds of waiting, then TimeoutError), opens a
@@ -36,15 +39,13 @@ raised.
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import os
 import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -54,121 +55,49 @@ import pyarrow as pa
 from filelock import FileLock, Timeout
 
 from neurips26 import settings
-from neurips26.results import ResultsError, Sample, parse_run, parse_samples, responses_digest, samples_task
 
 from .catalog import TASKS_DIR, TaskSpec, read_groups, read_tasks, shipped_groups, shipped_tasks
+from .intake import Submission, check_results, check_samples, finish
 from .modelinfo import (
     DEFAULT_LIMITS,
     Limits,
     ModelInfo,
     SubmissionRejected,
     check_model_info,
-    clean_text,
     display_fields,
-    format_problems,
     too_big,
 )
-from .validate import TaskSamples, ValidatedResults, validate_results, validate_samples
+from .tables import (
+    DB_NAME,
+    PENDING,
+    REJECTED,
+    SCHEMA,
+    SCORE_COLUMNS,
+    UNRANKED,
+    VALID,
+    Entry,
+    Writes,
+    current,
+)
+from .tables import (
+    active as active_keys,
+)
+from .tables import (
+    entries as read_entries,
+)
+from .tables import (
+    reason as problems_text,
+)
 
-DB_NAME = "leaderboard.duckdb"
 GENERATION = "generation"  # a token rewritten after every committed write
 LOCK_TIMEOUT = 120.0
 LOCK_POLL_S = 0.005
-SMALL_INSERT = 64  # rows; bigger inserts go through Arrow
 OPEN_RETRY_S = 10.0
-PENDING, VALID, UNRANKED, REJECTED = "PENDING", "VALID", "UNRANKED", "REJECTED"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS submissions (
-    id BIGINT NOT NULL, submitted_at TIMESTAMP NOT NULL,
-    model_id VARCHAR, revision VARCHAR, precision VARCHAR, params BIGINT, license VARCHAR, model_type VARCHAR,
-    submitter VARCHAR, results_sha256 VARCHAR, samples_names VARCHAR[], samples_sha256 VARCHAR[],
-    model_key VARCHAR, task_versions VARCHAR, config_hash VARCHAR, lm_eval_version VARCHAR);
-ALTER TABLE submissions ADD COLUMN IF NOT EXISTS responses_sha256 VARCHAR;
-CREATE TABLE IF NOT EXISTS statuses (
-    seq BIGINT, submission_id BIGINT, status VARCHAR, reason VARCHAR, "at" TIMESTAMP);
-CREATE TABLE IF NOT EXISTS scores (
-    submission_id BIGINT, task VARCHAR, version DOUBLE, metric VARCHAR, value DOUBLE, stderr DOUBLE, n BIGINT);
-ALTER TABLE scores ADD COLUMN IF NOT EXISTS baseline DOUBLE;
-CREATE TABLE IF NOT EXISTS gold (task VARCHAR, data_sha256 VARCHAR, doc_hash VARCHAR, target VARCHAR,
-    submission_id BIGINT);
-CREATE TABLE IF NOT EXISTS sample_scores (
-    submission_id BIGINT, task VARCHAR, metric VARCHAR, doc_id BIGINT, doc_hash VARCHAR, value DOUBLE);
-CREATE TABLE IF NOT EXISTS duplicates (
-    submission_id BIGINT, submitted_at TIMESTAMP, submitter VARCHAR, results_sha256 VARCHAR);
-"""  # ids are unique by construction (allocated under the lock); no index: DuckDB rewrites it at every checkpoint
-
-
-def current(ids: str = "") -> str:
-    """The current status (last row) of each submission, of those in the subquery ``ids`` when given."""
-    where = f"WHERE submission_id IN ({ids})" if ids else ""
-    return f"""(SELECT submission_id, status, reason FROM statuses {where}
-                QUALIFY row_number() OVER (PARTITION BY submission_id ORDER BY seq DESC) = 1)"""
-
-SCORE_COLUMNS = ["submission_id", "model_id", "revision", "precision", "params", "license", "model_type",
-                 "task", "metric", "value", "stderr", "n", "version", "baseline"]
 
 
 def default_root() -> Path:
     """The leaderboard folder of :func:`neurips26.settings.leaderboard_dir`."""
     return settings.leaderboard_dir()
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One stored submission, as its submitter sees it."""
-
-    id: int
-    status: str  # PENDING | VALID | UNRANKED | REJECTED
-    reason: str | None
-    model_id: str
-    revision: str
-    precision: str
-    params: int | None
-    license: str
-    model_type: str
-    submitter: str
-    submitted_at: datetime
-    duplicate_of: int | None = None  # set on the answer to a duplicate submission: the id of the entry it matched
-    results_sha256: str = ""  # "" when the file was over the size limit (not kept)
-    samples_sha256: tuple[str, ...] = ()
-    config_hash: str | None = None
-    lm_eval_version: str | None = None
-
-    @property
-    def is_duplicate(self) -> bool:
-        return self.duplicate_of is not None
-
-
-@dataclass
-class _Submission:
-    """One submission on its way in: read, hashed, validated as far as it goes."""
-
-    fields: dict[str, Any]
-    meta: ModelInfo | None = None
-    results_sha256: str = ""
-    raw_results: bytes | None = None
-    samples: list[tuple[str, str, bytes | None]] = field(default_factory=list)  # (name, sha256, bytes when kept)
-    results: ValidatedResults | None = None
-    problems: list[tuple[str, str]] = field(default_factory=list)
-    task_samples: list[TaskSamples] = field(default_factory=list)
-    parsed: dict[str, tuple[str, list[Sample]]] = field(default_factory=dict)  # task -> (file name, samples)
-    responses: str | None = None  # sha256 of the responses (see neurips26.results.responses_digest)
-
-    @property
-    def unranked(self) -> str | None:
-        """Why the run is not ranked (it differs from a task's protocol), None when it is."""
-        if self.results is None or not self.results.unranked:
-            return None
-        return "; ".join(f"{task}: {', '.join(reasons)}" for task, reasons in sorted(self.results.unranked.items()))
-
-    @property
-    def key(self) -> tuple[str, str, str, str] | None:
-        """(model key, precision, task versions, config hash); the revision is matched by prefix."""
-        if self.problems or self.meta is None or self.results is None:
-            return None
-        return (self.meta.model_id.lower(), self.meta.precision, json.dumps(self.results.task_versions),
-                self.results.config_hash)
 
 
 class Store:
@@ -272,22 +201,22 @@ class Store:
         for sub in todo:
             self._check_results(sub)
         with self._connect(write=True) as con:
-            writes = _Writes()
+            writes = Writes()
             answers = self._record(con, todo, writes)
             pending = [i for i, entry in enumerate(answers) if entry.status == PENDING and entry.duplicate_of is None]
-            self._finish([(answers[i].id, todo[i]) for i in pending if not todo[i].samples], writes)
+            finish([(answers[i].id, todo[i]) for i in pending if not todo[i].samples], writes)
             writes.flush(con)
         later = [i for i in pending if todo[i].samples]
         for i in later:
             self._check_samples(todo[i])
         if later:
             with self._connect(write=True) as con:
-                writes = _Writes()
-                self._finish([(answers[i].id, todo[i]) for i in later], writes)
+                writes = Writes()
+                finish([(answers[i].id, todo[i]) for i in later], writes)
                 writes.flush(con)
         for i in pending:
             if todo[i].problems:
-                answers[i] = replace(answers[i], status=REJECTED, reason=_reason(todo[i].problems))
+                answers[i] = replace(answers[i], status=REJECTED, reason=problems_text(todo[i].problems))
             else:
                 unranked = todo[i].unranked
                 answers[i] = replace(answers[i], status=UNRANKED if unranked else VALID, reason=unranked)
@@ -295,13 +224,13 @@ class Store:
         return [replace(final[a.id], duplicate_of=a.id) if a.duplicate_of is not None and a.id in final else a
                 for a in answers]
 
-    def _read(self, results: Path | bytes, meta: ModelInfo | Mapping[str, Any], samples: Sequence[Path]) -> _Submission:
+    def _read(self, results: Path | bytes, meta: ModelInfo | Mapping[str, Any], samples: Sequence[Path]) -> Submission:
         """Read and keep the files, check the metadata; raises only for unusable arguments."""
         if not isinstance(meta, ModelInfo | Mapping):
             raise TypeError(f"meta must be a ModelInfo or a mapping of its fields, not {type(meta).__name__}")
         if isinstance(samples, str | Path):
             raise TypeError("samples must be a list of paths")
-        sub = _Submission(display_fields(meta))
+        sub = Submission(display_fields(meta))
         try:
             sub.meta = check_model_info(meta)
             sub.fields = display_fields(sub.meta)
@@ -332,56 +261,21 @@ class Store:
             sub.samples.append((path.name, self._keep(data), data))
         return sub
 
-    def _check_results(self, sub: _Submission) -> None:
-        """Parse the results and samples files, check the results; every task needs its samples file."""
-        if sub.raw_results is None:
-            return
-        try:
-            data = json.loads(sub.raw_results)
-            if not isinstance(data, dict):
-                raise SubmissionRejected([("results", "not an lm-eval results object but a JSON "
-                                           f"{type(data).__name__}")])
-            run = parse_run(data)
-            names = list(run.tasks)
-            for name, _, raw in sub.samples:
-                task = samples_task(name, names)
-                if task is None:
-                    sub.problems.append((f"samples.{name}", "not named samples_TASK_DATE.jsonl for a task in the "
-                                         f"results file ({', '.join(sorted(names))})"))
-                elif task in sub.parsed:
-                    sub.problems.append((f"samples.{name}", f"a second samples file for {task}"))
-                elif raw is not None:
-                    sub.parsed[task] = (name, parse_samples(raw, f"samples.{name}"))
-            run = parse_run(data, {task: rows for task, (_, rows) in sub.parsed.items()})
-            sub.results = validate_results(run, self.tasks, meta=sub.meta, groups=self.groups)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            sub.problems.append(("results", f"not a JSON file: {exc}"))
-            return
-        except (SubmissionRejected, ResultsError) as exc:
-            sub.problems += exc.problems
-            return
-        for task in sorted(set(sub.results.tasks) - set(sub.parsed)):
-            if not any(where.startswith("samples.") for where, _ in sub.problems):
-                sub.problems.append((f"samples.{task}", "missing: every task needs its samples file "
-                                     "(lm-eval --log_samples): the board recomputes the scores from it"))
-        sub.responses = responses_digest(sub.results.run) if sub.results.run else None
+    def _check_results(self, sub: Submission) -> None:
+        check_results(sub, self.tasks, self.groups)
 
-    def _check_samples(self, sub: _Submission) -> None:
+    def _check_samples(self, sub: Submission) -> None:
         assert sub.results is not None
         digests = sub.results.data_digest
         with self._connect() as con:
             gold = {task: dict(con.execute("SELECT doc_hash, target FROM gold WHERE task = ? AND data_sha256 = ?",
                                            [task, digests.get(task, "")]).fetchall()) for task in sub.parsed}
-        for task, (name, rows) in sub.parsed.items():
-            try:
-                sub.task_samples.append(validate_samples(name, rows, sub.results, self.tasks[task], gold[task]))
-            except SubmissionRejected as exc:
-                sub.problems += exc.problems
+        check_samples(sub, self.tasks, gold)
 
-    def _record(self, con: duckdb.DuckDBPyConnection, todo: list[_Submission], writes: _Writes) -> list[Entry]:
+    def _record(self, con: duckdb.DuckDBPyConnection, todo: list[Submission], writes: Writes) -> list[Entry]:
         """Answer duplicates; store the rest as PENDING (then REJECTED when already known to fail)."""
         now = datetime.now(UTC).replace(tzinfo=None)
-        active, files = _active(con, todo)
+        active, files = active_keys(con, todo)
         next_id = con.execute("SELECT coalesce(max(id), 0) + 1 FROM submissions").fetchone()[0]
         answers: list[Entry | int] = []  # a new entry, or the id of the existing entry a duplicate matched
         for sub in todo:
@@ -420,49 +314,17 @@ class Store:
                 "responses_sha256": sub.responses})
             writes.status(entry_id, PENDING, None, now)
             if sub.problems:
-                writes.status(entry_id, REJECTED, _reason(sub.problems), now)
+                writes.status(entry_id, REJECTED, problems_text(sub.problems), now)
             answers.append(Entry(
-                entry_id, REJECTED if sub.problems else PENDING, _reason(sub.problems),
+                entry_id, REJECTED if sub.problems else PENDING, problems_text(sub.problems),
                 submitted_at=now.replace(tzinfo=UTC), results_sha256=sub.results_sha256,
                 samples_sha256=tuple(s for _, s, _ in sub.samples),
                 config_hash=results.config_hash if results else None,
                 lm_eval_version=results.lm_eval_version if results else None, **sub.fields))
         found = {a.id: a for a in answers if isinstance(a, Entry)}  # originals stored by this batch
         stored = sorted({a for a in answers if isinstance(a, int) and a not in found})
-        found |= {e.id: e for e in _entries(con, "WHERE list_contains(?, m.id)", [stored])} if stored else {}
+        found |= {e.id: e for e in read_entries(con, "WHERE list_contains(?, m.id)", [stored])} if stored else {}
         return [replace(found[a], duplicate_of=a) if isinstance(a, int) else a for a in answers]
-
-    def _finish(self, done: list[tuple[int, _Submission]], writes: _Writes) -> None:
-        """Scores recomputed from the samples, the gold targets of the first ranked run of a data digest, the
-        final status of all (VALID, UNRANKED with the reason, or REJECTED)."""
-        now = datetime.now(UTC).replace(tzinfo=None)
-        for entry_id, sub in done:
-            if sub.problems or sub.results is None:
-                writes.status(entry_id, REJECTED, _reason(sub.problems) or "not validated", now)
-                continue
-            digests = sub.results.data_digest
-            for ts in sub.task_samples:
-                result = sub.results.tasks[ts.task]
-                for metric, values in ts.values.items():
-                    if metric not in result.metrics:
-                        continue
-                    n = len(values)
-                    mean = math.fsum(values) / n
-                    stderr = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1) / n) if n > 1 else 0.0
-                    writes.scores.append({"submission_id": entry_id, "task": ts.task, "version": result.version,
-                                          "metric": metric, "value": mean, "stderr": stderr, "n": n,
-                                          "baseline": ts.baseline})
-                    writes.samples.append(pa.table({
-                        "submission_id": pa.array([entry_id] * n, pa.int64()),
-                        "task": pa.array([ts.task] * n, pa.string()),
-                        "metric": pa.array([metric] * n, pa.string()),
-                        "doc_id": pa.array(ts.doc_ids, pa.int64()),
-                        "doc_hash": pa.array(ts.doc_hashes, pa.string()),
-                        "value": pa.array(values, pa.float64())}))
-                if sub.unranked is None:
-                    writes.gold.append((ts.task, digests.get(ts.task, ""), entry_id, ts.doc_hashes, ts.targets))
-            unranked = sub.unranked
-            writes.status(entry_id, UNRANKED if unranked else VALID, unranked, now)
 
     def revalidate(self, entry_id: int) -> Entry:
         """Finish a submission left PENDING (its process stopped between the two transactions)."""
@@ -474,7 +336,7 @@ class Store:
             return entry
         meta = {k: getattr(entry, k) for k in ("model_id", "revision", "precision", "params", "license",
                                                 "model_type", "submitter")}
-        sub = _Submission(display_fields(meta))
+        sub = Submission(display_fields(meta))
         try:
             sub.meta = check_model_info(meta)
         except SubmissionRejected as exc:
@@ -485,8 +347,8 @@ class Store:
         if not sub.problems:
             self._check_samples(sub)
         with self._connect(write=True) as con:
-            writes = _Writes()
-            self._finish([(entry_id, sub)], writes)
+            writes = Writes()
+            finish([(entry_id, sub)], writes)
             writes.flush(con)
             return self._entry(con, entry_id)
 
@@ -496,7 +358,7 @@ class Store:
         """Entries, newest first; only ``submitter``'s when given (theirs include the rejected ones)."""
         where, params = ("WHERE m.submitter = ?", [submitter]) if submitter is not None else ("", [])
         with self._connect() as con:
-            return _entries(con, where, params, "" if include_rejected else "WHERE c.status <> 'REJECTED'")
+            return read_entries(con, where, params, "" if include_rejected else "WHERE c.status <> 'REJECTED'")
 
     def entry(self, entry_id: int) -> Entry:
         """The entry ``entry_id``; KeyError when there is none."""
@@ -504,7 +366,7 @@ class Store:
             return self._entry(con, entry_id)
 
     def _entry(self, con: duckdb.DuckDBPyConnection, entry_id: int) -> Entry:
-        found = _entries(con, "WHERE m.id = ?", [int(entry_id)])
+        found = read_entries(con, "WHERE m.id = ?", [int(entry_id)])
         if not found:
             raise KeyError(f"no submission {entry_id} in {self.root}")
         return found[0]
@@ -569,114 +431,3 @@ class Store:
             return con.execute("SELECT * FROM duplicates ORDER BY submitted_at").to_arrow_table()
 
 
-SUBMISSION_SCHEMA = pa.schema([
-    ("id", pa.int64()), ("submitted_at", pa.timestamp("us")), ("model_id", pa.string()), ("revision", pa.string()),
-    ("precision", pa.string()), ("params", pa.int64()), ("license", pa.string()), ("model_type", pa.string()),
-    ("submitter", pa.string()), ("results_sha256", pa.string()), ("samples_names", pa.list_(pa.string())),
-    ("samples_sha256", pa.list_(pa.string())), ("model_key", pa.string()), ("task_versions", pa.string()),
-    ("config_hash", pa.string()), ("lm_eval_version", pa.string()), ("responses_sha256", pa.string()),
-])
-
-
-STATUS_SCHEMA = pa.schema([("seq", pa.int64()), ("submission_id", pa.int64()), ("status", pa.string()),
-                           ("reason", pa.string()), ("at", pa.timestamp("us"))])
-DUPLICATE_SCHEMA = pa.schema([("submission_id", pa.int64()), ("submitted_at", pa.timestamp("us")),
-                              ("submitter", pa.string()), ("results_sha256", pa.string())])
-SCORE_SCHEMA = pa.schema([("submission_id", pa.int64()), ("task", pa.string()), ("version", pa.float64()),
-                          ("metric", pa.string()), ("value", pa.float64()), ("stderr", pa.float64()),
-                          ("n", pa.int64()), ("baseline", pa.float64())])
-GOLD_SCHEMA = pa.schema([("task", pa.string()), ("data_sha256", pa.string()), ("doc_hash", pa.string()),
-                         ("target", pa.string()), ("submission_id", pa.int64())])
-
-
-def _reason(problems: list[tuple[str, str]]) -> str | None:
-    return format_problems((clean_text(where), clean_text(why)) for where, why in problems) or None
-
-
-@dataclass
-class _Writes:
-    """Rows one transaction appends, inserted together by :meth:`flush`."""
-
-    submissions: list[dict[str, Any]] = field(default_factory=list)
-    statuses: list[dict[str, Any]] = field(default_factory=list)
-    scores: list[dict[str, Any]] = field(default_factory=list)
-    samples: list[pa.Table] = field(default_factory=list)
-    duplicates: list[dict[str, Any]] = field(default_factory=list)
-    gold: list[tuple[str, str, int, list[str | None], list[str]]] = field(default_factory=list)
-
-    def status(self, entry_id: int, status: str, reason: str | None, at: datetime) -> None:
-        self.statuses.append({"submission_id": entry_id, "status": status, "reason": reason, "at": at})
-
-    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
-        if self.statuses:  # seq numbers them in order: a submission's last row is its current status
-            first = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM statuses").fetchone()[0]
-            for i, row in enumerate(self.statuses):
-                row["seq"] = first + i
-        for table, rows, schema in (("submissions", self.submissions, SUBMISSION_SCHEMA),
-                                    ("statuses", self.statuses, STATUS_SCHEMA),
-                                    ("scores", self.scores, SCORE_SCHEMA),
-                                    ("duplicates", self.duplicates, DUPLICATE_SCHEMA)):
-            if len(rows) > SMALL_INSERT:
-                _insert(con, table, pa.Table.from_pylist(rows, schema=schema))
-            elif rows:  # a parameterised VALUES list is much quicker than an Arrow scan for a few rows
-                columns = schema.names
-                names = ", ".join(f'"{c}"' for c in columns)
-                values = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(rows))
-                con.execute(f"INSERT INTO {table} ({names}) VALUES {values}",
-                            [row.get(c) for row in rows for c in columns])
-        if self.samples:
-            _insert(con, "sample_scores", pa.concat_tables(self.samples))
-        for task, digest, entry_id, hashes, targets in self.gold:  # the first ranked run of a data digest
-            held = "SELECT count(*) FROM gold WHERE task = ? AND data_sha256 = ?"
-            if con.execute(held, [task, digest]).fetchone()[0]:
-                continue
-            _insert(con, "gold", pa.table({"task": [task] * len(hashes), "data_sha256": [digest] * len(hashes),
-                                           "doc_hash": hashes, "target": targets,
-                                           "submission_id": [entry_id] * len(hashes)}, schema=GOLD_SCHEMA))
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: pa.Table) -> None:
-    con.register("incoming", rows)
-    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
-    con.unregister("incoming")
-
-
-def _active(con: duckdb.DuckDBPyConnection, todo: list[_Submission]
-            ) -> tuple[dict[tuple, list[tuple[str, int]]], dict[str, tuple[int, str]]]:
-    """Of the VALID and PENDING entries that share a dedupe key or a results file with ``todo``: dedupe key
-    (without revision) -> [(revision, id)], and results sha256 -> (id, model id)."""
-    keyed = [sub for sub in todo if sub.key is not None]
-    if not keyed:
-        return {}, {}
-    rows = con.execute(f"""
-        WITH m AS (SELECT model_key, precision, task_versions, config_hash, revision, id, results_sha256, model_id,
-                          responses_sha256
-                   FROM submissions WHERE list_contains(?, model_key) OR list_contains(?, results_sha256)
-                                          OR list_contains(?, responses_sha256))
-        SELECT m.* FROM m JOIN {current("SELECT id FROM m")} c ON c.submission_id = m.id
-        WHERE c.status IN ('PENDING', 'VALID', 'UNRANKED') ORDER BY m.id""",
-        [sorted({sub.key[0] for sub in keyed}), sorted({sub.results_sha256 for sub in keyed}),
-         sorted({sub.responses for sub in keyed if sub.responses})]).fetchall()
-    active: dict[tuple, list[tuple[str, int]]] = {}
-    files: dict[str, tuple[int, str]] = {}  # results sha256 or responses sha256 -> (id, model id)
-    for *key, revision, entry_id, sha, model_id, responses in rows:
-        active.setdefault(tuple(key), []).append((revision, entry_id))
-        files.setdefault(sha, (entry_id, model_id))
-        if responses:
-            files.setdefault(responses, (entry_id, model_id))
-    return active, files
-
-
-def _entries(con: duckdb.DuckDBPyConnection, where: str = "", params: list | None = None,
-             status: str = "") -> list[Entry]:
-    """Entries of the submissions ``m`` that pass ``where``, with their current status ``c`` passing ``status``."""
-    rows = con.execute(f"""
-        WITH m AS (SELECT * FROM submissions m {where})
-        SELECT m.id, c.status, c.reason, m.model_id, m.revision, m.precision, m.params, m.license, m.model_type,
-               m.submitter, m.submitted_at, m.results_sha256, m.samples_sha256, m.config_hash, m.lm_eval_version
-        FROM m JOIN {current("SELECT id FROM m")} c ON c.submission_id = m.id {status}
-        ORDER BY m.id DESC""", params or []).fetchall()
-    return [Entry(id=r[0], status=r[1], reason=r[2], model_id=r[3], revision=r[4], precision=r[5], params=r[6],
-                  license=r[7], model_type=r[8], submitter=r[9], submitted_at=r[10].replace(tzinfo=UTC),
-                  results_sha256=r[11] or "", samples_sha256=tuple(r[12] or ()), config_hash=r[13],
-                  lm_eval_version=r[14]) for r in rows]
