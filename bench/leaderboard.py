@@ -9,7 +9,7 @@ date that differs, as another run's would.
 2. Time ``Store.submit`` (read, hash, keep, validate, dedupe check, store) on ``--repeats`` new submissions
    against the seeded store, and the answer to ``--repeats`` duplicates.
 3. Time ``ranking.leaderboard`` overall and per task (store read included), and the store read alone.
-4. Time the leaderboard page: what the Space does on load and render (``neurips26.space.logic.load_boards``,
+4. Time the leaderboard page: what the Space does on load and render (``neurips26.space.boards.load_boards``,
    then ``format_board`` + ``select_columns`` of the shown tables, then the Overall score plot drawn to PNG), or,
    when the Space's functions are not usable, every leaderboard table converted to records, as a UI table takes
    them.
@@ -109,27 +109,28 @@ def render_page(store: Store) -> tuple[str, Callable[[Store], Any], Callable[[],
 
     fallback = "every leaderboard table -> pandas records"
     try:
-        from neurips26.space import logic
+        from neurips26.space import boards
 
-        groups = logic.task_groups(shipped_tasks())
+        groups = boards.task_groups(shipped_tasks())
         state: dict[str, Any] = {}
 
         def tables(store: Store) -> Any:
-            boards, _ = logic.load_boards(store, groups)
-            state["boards"] = boards
-            parts = {logic.OVERALL: list(groups), **groups}
-            shown = [logic.OVERALL, *groups, next(iter(shipped_tasks()))]
-            return [logic.select_columns(logic.format_board(boards[name], {p: boards[p] for p in parts.get(name, [])}),
-                                         logic.DEFAULT_COLUMNS) for name in shown]
+            loaded, _ = boards.load_boards(store, groups)
+            state["boards"] = loaded
+            parts = {boards.OVERALL: list(groups), **groups}
+            shown = [boards.OVERALL, *groups, next(iter(shipped_tasks()))]
+            return [boards.select_columns(boards.format_board(loaded[name],
+                                                              {p: loaded[p] for p in parts.get(name, [])}),
+                                          boards.DEFAULT_COLUMNS) for name in shown]
 
         def plot() -> Any:
-            logic.score_plot(state["boards"][logic.OVERALL], logic.OVERALL).savefig(io.BytesIO(), format="png")
+            boards.score_plot(state["boards"][boards.OVERALL], boards.OVERALL).savefig(io.BytesIO(), format="png")
 
         tables(store)
         plot()
     except Exception as exc:  # the Space is written alongside; time what it needs when its API moved
         return f"{fallback} (Space not usable: {type(exc).__name__}: {exc})", tables_only, None
-    return ("Space's logic.load_boards (Overall, every benchmark and task) + format_board + select_columns of "
+    return ("Space's boards.load_boards (Overall, every benchmark and task) + format_board + select_columns of "
             "the shown tables"), tables, plot
 
 

@@ -119,3 +119,35 @@ def fabricate(folder: Path, template: dict[str, Any], samples: dict[str, Path], 
     results = folder / "results_2026-01-01T00-00-00.000000.json"
     results.write_bytes(dump(data))
     return results, files
+
+
+def real_run(root: Path) -> dict[str, Any]:
+    """A real lm-eval run of the embedded model on locus_catchline and locus_domain (``--limit 2``, demo build),
+    and the same run made complete (see :func:`complete`): ``file``/``data`` the complete results, ``limited``
+    the run's own results, ``samples`` its samples files by task."""
+    import hashlib
+
+    from neurips26.corpora.locus.build import build as build_locus
+
+    from neurips26 import evaluation
+
+    build_locus(out=root / "data" / "locus")
+    import os
+
+    before = os.environ.get("NEURIPS26_DATA")
+    try:
+        run = evaluation.run(["locus_catchline", "locus_domain"], limit=2, output=root / "results", data=root / "data")
+    finally:  # run() sets NEURIPS26_DATA; keep it out of other tests
+        if before is None:
+            os.environ.pop("NEURIPS26_DATA", None)
+        else:
+            os.environ["NEURIPS26_DATA"] = before
+    manifest = hashlib.sha256((root / "data" / "locus" / "manifest.json").read_bytes()).hexdigest()
+    limited = json.loads(run.results_file.read_text())
+    data = complete(limited, manifest)
+    path = root / "complete" / run.results_file.name
+    path.parent.mkdir()
+    path.write_bytes(dump(data))
+    return {"file": path, "data": data, "limited": limited,
+            "samples": {task: next(p for p in run.samples_files if p.name.startswith(f"samples_{task}_"))
+                        for task in ("locus_catchline", "locus_domain")}}
