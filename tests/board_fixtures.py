@@ -148,6 +148,6 @@ def real_run(root: Path) -> dict[str, Any]:
     path = root / "complete" / run.results_file.name
     path.parent.mkdir()
     path.write_bytes(dump(data))
-    return {"file": path, "data": data, "limited": limited,
+    return {"file": path, "data": data, "limited": limited, "data_root": root / "data",
             "samples": {task: next(p for p in run.samples_files if p.name.startswith(f"samples_{task}_"))
                         for task in ("locus_catchline", "locus_domain")}}
