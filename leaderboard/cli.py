@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from neurips26.errors import UserError
 from neurips26.results import read_run
 
 console = Console()
@@ -86,7 +87,6 @@ def leaderboard(
     from neurips26.leaderboard.ranking import leaderboard as ranked  # lazy: as above
     from neurips26.leaderboard.store import Store  # lazy: as above
 
-    from neurips26.errors import UserError
 
     if format not in ("table", "json", "csv"):
         raise UserError(f"--format {format!r}: choose table, json or csv")

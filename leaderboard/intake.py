@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -17,7 +18,7 @@ import pyarrow as pa
 from neurips26.results import ResultsError, Sample, parse_run, parse_samples, responses_digest, samples_task
 
 from .catalog import TaskSpec
-from .modelinfo import ModelInfo, SubmissionRejected
+from .modelinfo import Limits, ModelInfo, SubmissionRejected, check_model_info, display_fields, too_big
 from .tables import REJECTED, UNRANKED, VALID, Writes
 from .tables import reason as problems_text
 from .validate import TaskSamples, ValidatedResults, validate_results, validate_samples
@@ -52,6 +53,47 @@ class Submission:
             return None
         return (self.meta.model_id.lower(), self.meta.precision, json.dumps(self.results.task_versions),
                 self.results.config_hash)
+
+
+
+def read_submission(results: Path | bytes, meta: ModelInfo | Mapping[str, Any], samples: Sequence[Path],
+                    limits: Limits, keep: Callable[[bytes], str]) -> Submission:
+    """Read the files and ``keep`` them (content-addressed: it returns their sha256), check the metadata;
+    raises only for unusable arguments (a missing file, wrong types)."""
+    if not isinstance(meta, ModelInfo | Mapping):
+        raise TypeError(f"meta must be a ModelInfo or a mapping of its fields, not {type(meta).__name__}")
+    if isinstance(samples, str | Path):
+        raise TypeError("samples must be a list of paths")
+    sub = Submission(display_fields(meta))
+    try:
+        sub.meta = check_model_info(meta)
+        sub.fields = display_fields(sub.meta)
+    except SubmissionRejected as exc:
+        sub.problems += exc.problems
+    if isinstance(results, str | Path):
+        if not Path(results).is_file():
+            raise FileNotFoundError(f"results file {results} not found")
+        size = Path(results).stat().st_size
+    elif isinstance(results, bytes | bytearray):
+        size = len(results)
+    else:
+        raise TypeError(f"results must be a path or bytes, not {type(results).__name__}")
+    if size > limits.results_bytes:
+        sub.problems.append(("results", too_big(size, limits.results_bytes)))
+    else:
+        sub.raw_results = Path(results).read_bytes() if isinstance(results, str | Path) else bytes(results)
+        sub.results_sha256 = keep(sub.raw_results)
+    for path in map(Path, samples):
+        if not path.is_file():
+            raise FileNotFoundError(f"samples file {path} not found")
+        size = path.stat().st_size
+        if size > limits.samples_bytes:
+            sub.problems.append((f"samples.{path.name}", too_big(size, limits.samples_bytes)))
+            sub.samples.append((path.name, "", None))
+            continue
+        data = path.read_bytes()
+        sub.samples.append((path.name, keep(data), data))
+    return sub
 
 
 

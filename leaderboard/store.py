@@ -57,7 +57,7 @@ from filelock import FileLock, Timeout
 from neurips26 import settings
 
 from .catalog import TASKS_DIR, TaskSpec, read_groups, read_tasks, shipped_groups, shipped_tasks
-from .intake import Submission, check_results, check_samples, finish
+from .intake import Submission, check_results, check_samples, finish, read_submission
 from .modelinfo import (
     DEFAULT_LIMITS,
     Limits,
@@ -65,7 +65,6 @@ from .modelinfo import (
     SubmissionRejected,
     check_model_info,
     display_fields,
-    too_big,
 )
 from .tables import (
     DB_NAME,
@@ -226,40 +225,7 @@ class Store:
 
     def _read(self, results: Path | bytes, meta: ModelInfo | Mapping[str, Any], samples: Sequence[Path]) -> Submission:
         """Read and keep the files, check the metadata; raises only for unusable arguments."""
-        if not isinstance(meta, ModelInfo | Mapping):
-            raise TypeError(f"meta must be a ModelInfo or a mapping of its fields, not {type(meta).__name__}")
-        if isinstance(samples, str | Path):
-            raise TypeError("samples must be a list of paths")
-        sub = Submission(display_fields(meta))
-        try:
-            sub.meta = check_model_info(meta)
-            sub.fields = display_fields(sub.meta)
-        except SubmissionRejected as exc:
-            sub.problems += exc.problems
-        if isinstance(results, str | Path):
-            if not Path(results).is_file():
-                raise FileNotFoundError(f"results file {results} not found")
-            size = Path(results).stat().st_size
-        elif isinstance(results, bytes | bytearray):
-            size = len(results)
-        else:
-            raise TypeError(f"results must be a path or bytes, not {type(results).__name__}")
-        if size > self.limits.results_bytes:
-            sub.problems.append(("results", too_big(size, self.limits.results_bytes)))
-        else:
-            sub.raw_results = Path(results).read_bytes() if isinstance(results, str | Path) else bytes(results)
-            sub.results_sha256 = self._keep(sub.raw_results)
-        for path in map(Path, samples):
-            if not path.is_file():
-                raise FileNotFoundError(f"samples file {path} not found")
-            size = path.stat().st_size
-            if size > self.limits.samples_bytes:
-                sub.problems.append((f"samples.{path.name}", too_big(size, self.limits.samples_bytes)))
-                sub.samples.append((path.name, "", None))
-                continue
-            data = path.read_bytes()
-            sub.samples.append((path.name, self._keep(data), data))
-        return sub
+        return read_submission(results, meta, samples, self.limits, self._keep)
 
     def _check_results(self, sub: Submission) -> None:
         check_results(sub, self.tasks, self.groups)

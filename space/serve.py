@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from neurips26 import settings
+
 
 def serve(
     host: Annotated[str, typer.Option(envvar="GRADIO_SERVER_NAME", help="Interface to listen on.")] = "127.0.0.1",
@@ -25,7 +27,6 @@ def serve(
     from neurips26.space.app import build_app  # lazy: Gradio loads only when the app starts
     from neurips26.space.datasets import require_datasets  # lazy: DuckDB loads only when the app starts
 
-    from neurips26 import settings
 
     data = require_datasets(data if data is not None else settings.data_root())
     build_app(store, data).queue().launch(server_name=host, server_port=port)

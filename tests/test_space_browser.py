@@ -1,6 +1,5 @@
 """The real app in headless Chromium: submit a real lm-eval results file (made complete: see board_fixtures),
-find the model on the leaderboard and
-its model page, see a malformed file's reason, run SQL on the Datasets tab.
+find the model on the leaderboard and its model page, see a malformed file's reason, run SQL on the Datasets tab.
 
 Chromium is Debian's package (/usr/bin/chromium), driven by Playwright's Python package.
 """
