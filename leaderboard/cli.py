@@ -105,7 +105,7 @@ def leaderboard(
         excluded: dict[str, str] = {}
     else:
         title = f"overall{' ' + group if group else ''}"
-        excluded = left_out(board.tasks, names)
+        excluded = left_out(board.tasks, names, group)
         definition = OVERALL_DEFINITION + f"; tasks: {', '.join(n for n in names if n not in excluded)}"
     if format == "json":
         console.print_json(json.dumps({"board": title, "definition": definition, "left_out": excluded,

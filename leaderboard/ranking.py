@@ -129,7 +129,7 @@ def leaderboard(store: Store, task: str | None = None, group: str | None = None,
     if task is not None:
         rows = _task_rows(scores, tasks[task])
     else:
-        ranked = overall_tasks(tasks, names)
+        ranked = overall_tasks(tasks, names, group)
         rows = _overall([_task_rows(scores, tasks[name]) for name in ranked], len(ranked))
     if not len(rows["submission_id"]):
         return SCHEMA.empty_table()
@@ -142,22 +142,24 @@ def leaderboard(store: Store, task: str | None = None, group: str | None = None,
     return pa.table(columns, schema=SCHEMA)
 
 
-def in_overall(spec: TaskSpec) -> bool:
-    """Whether a task enters overall means: it has a protocol and its group is not in :data:`OUT_OF_OVERALL`."""
-    return spec.protocol is not None and spec.problem is None and spec.group not in OUT_OF_OVERALL
+def in_overall(spec: TaskSpec, group: str | None = None) -> bool:
+    """Whether a task enters the mean of the board of ``group`` (None: overall): it has a protocol, and its group
+    is not in :data:`OUT_OF_OVERALL` unless that group is the board's (it is ranked on its own board)."""
+    return spec.protocol is not None and spec.problem is None and (spec.group not in OUT_OF_OVERALL
+                                                                     or spec.group == group)
 
 
-def overall_tasks(tasks: dict[str, TaskSpec], names: list[str]) -> list[str]:
-    """The tasks of ``names`` that enter the overall mean."""
-    return [name for name in names if in_overall(tasks[name])]
+def overall_tasks(tasks: dict[str, TaskSpec], names: list[str], group: str | None = None) -> list[str]:
+    """The tasks of ``names`` that enter the mean of the board of ``group`` (None: overall)."""
+    return [name for name in names if in_overall(tasks[name], group)]
 
 
-def left_out(tasks: dict[str, TaskSpec], names: list[str]) -> dict[str, str]:
-    """Task -> why it is not in the overall mean of a scope holding ``names``."""
+def left_out(tasks: dict[str, TaskSpec], names: list[str], group: str | None = None) -> dict[str, str]:
+    """Task -> why it is not in the mean of the board of ``group`` (None: overall) over ``names``."""
     out = {}
     for name in names:
         spec = tasks[name]
-        if spec.group in OUT_OF_OVERALL:
+        if spec.group in OUT_OF_OVERALL and spec.group != group:
             out[name] = OUT_OF_OVERALL[spec.group]
         elif spec.protocol is None or spec.problem:
             out[name] = spec.problem or "no protocol"

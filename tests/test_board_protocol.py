@@ -313,6 +313,10 @@ def test_rolebench_is_kept_out_of_overall_with_the_reason(board_tasks: Path) -> 
     out = ranking.left_out(tasks, sorted(tasks))
     assert list(out) == ["rolebench_unlearn_forget"] and "role-play" in out["rolebench_unlearn_forget"]
     assert ranking.overall_tasks(tasks, sorted(tasks)) == ["locus_catchline", "locus_domain"]
+    # on its own board (its group's), it is ranked by its protocol
+    assert ranking.overall_tasks(tasks, ["rolebench_unlearn_forget"], "rolebench_unlearn") == [
+        "rolebench_unlearn_forget"]
+    assert ranking.left_out(tasks, ["rolebench_unlearn_forget"], "rolebench_unlearn") == {}
 
 
 def test_majority_and_chance_baselines(runs: dict[str, Any]) -> None:
