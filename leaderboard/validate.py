@@ -2,7 +2,8 @@
 
 * :func:`validate_results` - only our tasks, each with a protocol, versions equal to the shipped ones, each task's
   prompt fields as shipped (a task changed without a version bump is caught), every metric present, finite and in
-  its registered range, the sample count recorded, the lm-eval version recorded; and, given the metadata, the
+  its registered range, the sample count recorded (and equal to the split's size when the board holds the built
+  folder the run read), the lm-eval version recorded; and, given the metadata, the
   parameter count, precision and revision lm-eval recorded agree with it. How each task's run differs from its
   protocol (``--limit``, few-shot, chat template, task settings, demo data) is kept as ``unranked`` reasons.
 * :func:`validate_samples` - one task's samples: one row per document evaluated, unique doc ids, each document's
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neurips26 import settings
 from neurips26.protocol import baseline_value, deviations, json_key
 from neurips26.results import Run, Sample, TaskRun, number, parse_run
 
@@ -158,6 +160,22 @@ def validate_results(data: Mapping[str, Any] | Run, tasks: Mapping[str, TaskSpec
     return ValidatedResults(found, version, config, config_hash(config), run.model_name, run, unranked)
 
 
+def built_split_size(data: Mapping[str, Any] | None, split: str) -> int | None:
+    """The number of documents of ``split`` in the built folder the run says it read (its data provenance), when
+    that folder is under :func:`neurips26.settings.data_root` with the same manifest; None otherwise."""
+    if not data or not data.get("resource") or not data.get("config"):
+        return None
+    manifest = settings.data_root() / str(data["resource"]) / settings.MANIFEST
+    try:
+        raw = manifest.read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(raw).hexdigest() != data.get("manifest_sha256"):
+        return None
+    shards = (json.loads(raw).get("configs") or {}).get(str(data["config"]), {}).get(split)
+    return None if shards is None else sum(int(shard.get("rows", 0)) for shard in shards)
+
+
 def _check_task(spec: TaskSpec, task: TaskRun, problems: list[tuple[str, str]]) -> TaskResult | None:
     name, before = spec.name, len(problems)
     if task.version is None:
@@ -169,6 +187,10 @@ def _check_task(spec: TaskSpec, task: TaskRun, problems: list[tuple[str, str]]) 
         problems.append((f"n-samples.{name}", "missing"))
     elif n < 1 or (task.n_original is not None and n > task.n_original):
         problems.append((f"n-samples.{name}.effective", f"{n} is not between 1 and {task.n_original}"))
+    size = built_split_size(task.data, spec.protocol.split) if spec.protocol is not None else None
+    if size is not None and task.n_original != size:
+        problems.append((f"n-samples.{name}.original", f"{task.n_original}, but the {spec.protocol.split} split of "
+                         f"the data the run says it read has {size} documents"))
     if not task.config:
         problems.append((f"configs.{name}", "missing"))
     for key, shipped in spec.prompt.items():

@@ -74,6 +74,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"limited": limited, "full": full, "root": root}
 
 
+@pytest.fixture(autouse=True)
+def no_built_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No built folder where the board looks for the data a run read (tests that need one set it)."""
+    monkeypatch.setenv("NEURIPS26_DATA", str(tmp_path / "no-data"))
+
+
 @pytest.fixture(scope="module")
 def board_tasks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return protocol_tasks(tmp_path_factory.mktemp("board_tasks"))
@@ -356,3 +362,18 @@ def test_leaderboard_command_formats_and_definition(runs: dict[str, Any], board_
     assert as_csv.output.splitlines()[0].startswith("model_id,revision,precision")
     bad = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "xml"])
     assert isinstance(bad.exception, UserError)
+
+
+def test_a_forged_split_size_is_rejected_when_the_board_holds_the_data(runs: dict[str, Any], board_tasks: Path,
+                                                                       tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # the complete run says its split has the 2 documents it evaluated; the built folder it read has 29
+    monkeypatch.setenv("NEURIPS26_DATA", str(runs["root"] / "data"))
+    entry = Store(tmp_path / "lb", tasks_dir=board_tasks).submit(*files(runs["full"])[:1], meta(runs["full"].results),
+                                                                  files(runs["full"])[1])
+    assert entry.status == "REJECTED"
+    assert "n-samples.locus_domain.original: 2, but the test split of the data the run says it read has 29" \
+        in entry.reason
+    monkeypatch.setenv("NEURIPS26_DATA", str(tmp_path / "elsewhere"))  # another folder: not checked
+    assert Store(tmp_path / "lb2", tasks_dir=board_tasks).submit(*files(runs["full"])[:1], meta(runs["full"].results),
+                                                                 files(runs["full"])[1]).status == "VALID"
