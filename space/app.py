@@ -20,7 +20,7 @@ import polars as pl
 import typer
 from neurips26.leaderboard import modelinfo
 from neurips26.leaderboard.store import Store
-from neurips26.space import boards, datasets, model_page, submitting
+from neurips26.space import boards, dataset_sql, model_page, submitting
 from neurips26.space.serve import serve
 
 from neurips26 import settings as env
@@ -145,7 +145,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
             with gr.Tab("Datasets", id="datasets"):
                 gr.Markdown("Read-only SQL over the built dataset folders: one view `<resource>.<config>` per "
-                            f"config; one SELECT at a time, at most {datasets.MAX_SQL_ROWS} rows shown.")
+                            f"config; one SELECT at a time, at most {dataset_sql.MAX_SQL_ROWS} rows shown.")
                 with gr.Row():
                     views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320)
                     with gr.Column(scale=2):
@@ -263,10 +263,10 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         # ------------------------------------------------------------ datasets
         def list_views() -> pl.DataFrame:
-            return datasets.dataset_views(dataset_folders(data_root))
+            return dataset_sql.dataset_views(dataset_folders(data_root))
 
         def query(text: str) -> tuple[str, Any]:
-            frame, status = datasets.run_sql(text, data_root)
+            frame, status = dataset_sql.run_sql(text, data_root)
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
         demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])

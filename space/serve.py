@@ -25,7 +25,7 @@ def serve(
 ) -> None:
     """Start the leaderboard app (Gradio): leaderboard, submit, model pages and SQL over the datasets."""
     from neurips26.space.app import build_app  # lazy: Gradio loads only when the app starts
-    from neurips26.space.datasets import require_datasets  # lazy: DuckDB loads only when the app starts
+    from neurips26.space.dataset_sql import require_datasets  # lazy: DuckDB loads only when the app starts
 
 
     data = require_datasets(data if data is not None else settings.data_root())

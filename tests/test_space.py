@@ -24,7 +24,7 @@ import yaml
 from neurips26.corpora.locus.build import build as build_locus
 from neurips26.leaderboard.catalog import shipped_tasks
 from neurips26.leaderboard.store import Store
-from neurips26.space import app, boards, datasets, model_page, submitting
+from neurips26.space import app, boards, dataset_sql, model_page, submitting
 from neurips26.space.bundle import bundle
 from neurips26.space.serve import serve
 from typer.testing import CliRunner
@@ -288,27 +288,27 @@ def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_sql_is_read_only_and_capped(data_root: Path) -> None:
-    frame, status = datasets.run_sql("SELECT count(*) AS n FROM locus.sections;", data_root)
+    frame, status = dataset_sql.run_sql("SELECT count(*) AS n FROM locus.sections;", data_root)
     assert status == "1 row(s)" and frame["n"][0] > 10
-    frame, status = datasets.run_sql("SELECT section_id FROM locus.sections ORDER BY section_id -- sorted", data_root,
-                                  max_rows=5)
+    frame, status = dataset_sql.run_sql("SELECT section_id FROM locus.sections ORDER BY section_id -- sorted",
+                                        data_root, max_rows=5)
     assert status == "showing the first 5 rows" and frame.height == 5
     assert frame["section_id"].to_list() == sorted(frame["section_id"].to_list())
     for sql, message in [("DROP TABLE locus.sections", "only SELECT queries are allowed"),
                          ("SELECT 1; SELECT 2", "exactly one statement"),
                          ("SELECT * FROM read_csv('/etc/passwd')", "error: "),
                          ("SELECT * FROM nowhere", "nowhere")]:
-        frame, status = datasets.run_sql(sql, data_root)
+        frame, status = dataset_sql.run_sql(sql, data_root)
         assert status.startswith("error: ") and message in status and frame.is_empty()
-    frame, status = datasets.run_sql("  ", data_root)
+    frame, status = dataset_sql.run_sql("  ", data_root)
     assert frame.is_empty() and status.startswith("Write one SELECT")
-    views = datasets.dataset_views({"locus": data_root / "locus"})
+    views = dataset_sql.dataset_views({"locus": data_root / "locus"})
     assert "locus.sections" in views["view"].to_list()
 
 
 def test_nested_columns_show_as_text() -> None:
-    frame = datasets.displayable(pa.table({"a": [[1, 2], None], "b": [b"\x00\x01", b"x"], "c": ["x", "<b>y</b>"],
-                                        "d": [date(2026, 1, 2), None], "e": [Decimal("1.50"), Decimal("2")]}))
+    frame = dataset_sql.displayable(pa.table({"a": [[1, 2], None], "b": [b"\x00\x01", b"x"], "c": ["x", "<b>y</b>"],
+                                              "d": [date(2026, 1, 2), None], "e": [Decimal("1.50"), Decimal("2")]}))
     assert frame.to_dicts() == [{"a": "[1, 2]", "b": "0001", "c": "x", "d": "2026-01-02", "e": 1.5},
                                 {"a": None, "b": "78", "c": "<b>y</b>", "d": None, "e": 2.0}]
     assert boards.column_types(frame) == ["str", "str", "str", "str", "number"]
@@ -421,18 +421,20 @@ def test_space_readme_header_and_requirements() -> None:
 
 
 IMPORTS_SCRIPT = """
-import ast, json, sys, tempfile
+import ast, json, subprocess, sys, tempfile
 from pathlib import Path
 import app, neurips26
-from neurips26.corpora.locus.build import build
 from neurips26.leaderboard.store import Store
-from neurips26.space import boards, datasets
+from neurips26.space import boards, dataset_sql
 with tempfile.TemporaryDirectory() as tmp:
-    build(out=Path(tmp) / "data" / "locus")
+    # the data folder is built in another process: the Space reads built folders, it never loads the builders
+    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                    "from neurips26.corpora.locus.build import build; build(out=Path(sys.argv[1]))",
+                    str(Path(tmp) / "data" / "locus")], check=True)
     app.build_app(Path(tmp) / "store", Path(tmp) / "data")
     loaded, _ = boards.load_boards(Store(Path(tmp) / "store"), {})
     boards.score_plot(loaded[boards.OVERALL], boards.OVERALL)
-    datasets.run_sql("SELECT 1", Path(tmp) / "data")
+    dataset_sql.run_sql("SELECT 1", Path(tmp) / "data")
 here = Path.cwd()
 files = sorted({str(Path(m.__file__).relative_to(here)) for m in list(sys.modules.values())
                 if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(here)})
@@ -464,6 +466,7 @@ def test_the_bundled_space_runs_and_its_requirements_cover_its_imports(tmp_path:
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert Path(found["package"]).resolve().is_relative_to(out.resolve())  # the copy, not the checkout
     assert "neurips26/space/boards.py" in found["files"] and "neurips26/leaderboard/store.py" in found["files"]
+    assert not any(name.startswith("neurips26/corpora/") for name in found["files"])  # never builds
     distributions = packages_distributions()
     required = pins((out / "requirements.txt").read_text().splitlines())
     for module in found["imports"]:
