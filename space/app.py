@@ -96,6 +96,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     with gr.Tab("Per task", id="board-task") as board_tab:
                         task = gr.Dropdown(tasks, value=tasks[0] if tasks else None, label="Task",
                                            elem_id="task-pick")
+                        task_protocol = gr.Markdown(boards.protocol_text(store, tasks[0]) if tasks else "",
+                                                    elem_id="task-protocol")
                         tables.append(gr.Dataframe(label="Task leaderboard", interactive=False, elem_id="board-task",
                                                    max_height=600))
                     board_tabs.append(board_tab)
@@ -199,6 +201,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         redraw = {"fn": render, "inputs": filter_inputs, "outputs": [*tables, plot]}
         demo.load(**reload).then(**redraw)
         refresh.click(load_fresh, None, reload["outputs"]).then(**redraw)
+        task.change(lambda name: boards.protocol_text(store, name), task, task_protocol)
         gr.on([task.change, search.change, min_b.change, max_b.change, precisions.change, types.change,
                licenses.change, columns.change], **redraw)
         for name, board_tab in zip([*shown_boards, None], board_tabs, strict=True):

@@ -259,3 +259,20 @@ def overall_text(store: Any) -> str:
     lines = [f"**Overall**: {OVERALL_DEFINITION}."]
     lines += [f"- `{task}` is not in overall: {why}" for task, why in sorted(out.items())]
     return "\n".join(lines)
+
+
+def protocol_text(store: Any, task: str | None) -> str:
+    """How ``task`` is ranked, in words: its protocol (or why it has none)."""
+    spec = store.tasks.get(task) if task else None
+    if spec is None:
+        return ""
+    p = spec.protocol
+    if p is None:
+        return f"`{task}` is not ranked: {spec.problem}"
+    shots = f"{p.num_fewshot}-shot" + (f" from {p.fewshot_split}" if p.num_fewshot and p.fewshot_split else "")
+    baseline = p.baseline if isinstance(p.baseline, str) else f"{p.baseline:g}"
+    return (f"`{task}` v{spec.version:g}: ranked by **{p.metric}** ({'higher' if p.higher_is_better else 'lower'} "
+            f"is better, range [{p.range[0]:g}, {p.range[1]:g}]) on the {p.split} split in full, {shots}, chat "
+            f"template {'applied' if p.chat_template else 'not applied'}"
+            + (f", task settings {p.task_metadata}" if p.task_metadata else "")
+            + f"; baseline {baseline} (0 when normalised for means, the best score 1).")

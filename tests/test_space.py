@@ -275,6 +275,8 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert unranked_page.breakdown.height == 4 and set(unranked_page.breakdown["Rank (range)"]) == {""}
     assert model_page.model_page(store, 99, loaded).about.height == 0
     assert "only submissions with every task in scope are ranked" in boards.overall_text(store)
+    assert boards.protocol_text(store, "locus_domain").startswith(
+        "`locus_domain` v1: ranked by **acc** (higher is better, range [0, 1]) on the test split in full, 0-shot")
 
 
 # -- datasets ----------------------------------------------------------------------------------------------------
