@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from neurips26.leaderboard import ranking
+from neurips26.leaderboard import compare, ranking
 from neurips26.leaderboard.store import Store
 from rich.console import Console
 from rich.table import Table
@@ -199,7 +199,7 @@ def main() -> None:
             entry = store.submit(results, meta(base, total + k), samples)
             assert entry.status == "VALID", entry.reason
             pair.append(entry.id)
-        result, boot_s = timed(lambda: ranking.paired_bootstrap(store, pair[0], pair[1], "locus_domain"), 3)
+        result, boot_s = timed(lambda: compare.paired_bootstrap(store, pair[0], pair[1], "locus_domain"), 3)
         rows.append((f"paired bootstrap, 10,000 resamples of {args.docs:,} documents "
                      f"(diff {result.mean_diff:+.3f} [{result.ci_low:+.3f}, {result.ci_high:+.3f}])", "3",
                      ms(boot_s)))

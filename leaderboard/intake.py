@@ -19,9 +19,10 @@ from neurips26.results import ResultsError, Sample, parse_run, parse_samples, re
 
 from .catalog import TaskSpec
 from .modelinfo import Limits, ModelInfo, SubmissionRejected, check_model_info, display_fields, too_big
+from .recompute import TaskSamples, validate_samples
 from .tables import REJECTED, UNRANKED, VALID, Writes
 from .tables import reason as problems_text
-from .validate import TaskSamples, ValidatedResults, validate_results, validate_samples
+from .validate import ValidatedResults, validate_results
 
 
 @dataclass

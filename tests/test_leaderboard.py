@@ -27,8 +27,9 @@ from neurips26.leaderboard import store as store_module
 from neurips26.leaderboard.catalog import read_tasks, shipped_tasks
 from neurips26.leaderboard.cli import leaderboard as leaderboard_command
 from neurips26.leaderboard.cli import submit as submit_command
+from neurips26.leaderboard.compare import paired_bootstrap
 from neurips26.leaderboard.modelinfo import Limits, SubmissionRejected, clean_text
-from neurips26.leaderboard.ranking import leaderboard, paired_bootstrap, point_ranks, rank_ranges, wilson
+from neurips26.leaderboard.ranking import leaderboard, point_ranks, rank_ranges, wilson
 from neurips26.leaderboard.store import Store
 from neurips26.leaderboard.validate import validate_results
 from typer.testing import CliRunner
