@@ -26,7 +26,8 @@ StoreOpt = Annotated[Path | None, typer.Option(
 def submit(
     results: Annotated[Path, typer.Argument(help="lm-eval results file (results_<date>.json).")],
     samples: Annotated[list[Path] | None, typer.Option(
-        "--samples", help="lm-eval samples file (samples_<task>_<date>.jsonl); repeat for each task.")] = None,
+        "--samples", help="lm-eval samples file (samples_<task>_<date>.jsonl), one per task (required: the board "
+                          "recomputes every score from them); repeat the option.")] = None,
     model: Annotated[str, typer.Option("--model", help="Model id, e.g. ORG/NAME as on the Hub.")] = ...,
     revision: Annotated[str, typer.Option("--revision", help="Commit sha of the model weights (7-64 hex).")] = ...,
     precision: Annotated[str | None, typer.Option(
@@ -39,7 +40,8 @@ def submit(
     submitter: Annotated[str | None, typer.Option(help="Who submits (default: the login name).")] = None,
     store: StoreOpt = None,
 ) -> None:
-    """Submit lm-eval results to the leaderboard: validated, deduplicated, stored with a status."""
+    """Submit lm-eval results and samples to the leaderboard: checked against the task protocols, scores recomputed
+    from the samples, stored as VALID, UNRANKED (with why) or REJECTED (with why)."""
     from neurips26.leaderboard.modelinfo import TORCH_DTYPES  # lazy: DuckDB and pydantic load only when run
     from neurips26.leaderboard.store import REJECTED, Store  # lazy: as above
 
@@ -80,7 +82,8 @@ def leaderboard(
     store: StoreOpt = None,
     limit: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
     group: Annotated[str | None, typer.Option(help="Only the tasks of this group, e.g. locus.")] = None,
-    format: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    format: Annotated[str, typer.Option("--format", help="table, json or csv (json and csv: the ranked rows; json "
+                                                         "also the definition and the tasks left out).")] = "table",
 ) -> None:
     """Print the leaderboard: scores with 95% intervals and the ranks each model could hold."""
     from neurips26.leaderboard.ranking import OVERALL_DEFINITION, left_out, scope  # lazy: numpy, DuckDB
