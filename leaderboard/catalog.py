@@ -1,43 +1,27 @@
 """The tasks the leaderboard accepts: read from the lm-eval task YAMLs this package ships.
 
-A task YAML (``task: <name>`` as a string) gives the task's version (``metadata.version``) and metrics
-(``metric_list``); a group YAML (``group:`` + a ``task:`` list) gives the resource group a task belongs to.
-Metric ranges come from :data:`RANGES`; a metric missing there is only required to be finite.
-
-The primary metric, the one a task is ranked on, is ``metadata.primary_metric`` when the YAML sets it; otherwise,
-for ``generate_until`` tasks, the first metric of ``metric_list`` other than ``exact_match`` (exact match of a
-free-form generation is all or nothing and mostly zero on short sets, so a graded metric separates models
-better); otherwise the first metric of ``metric_list``. For our tasks: ``locus_domain`` -> acc,
-``locus_catchline`` -> rougeL.
+A task YAML (``task: <name>`` as a string) gives the task's version (``metadata.version``), its protocol
+(``metadata.protocol``, see :mod:`neurips26.protocol`) and metrics (``metric_list``); a group YAML (``group:`` +
+a ``task:`` list) gives the resource group a task belongs to. Each metric must be registered in
+:data:`.metrics.METRICS` (its range and how it is recomputed from samples); the metric a task is ranked on is its
+protocol's ``metric``. A task without a valid protocol, or reporting an unregistered metric, is listed with the
+reason (``TaskSpec.problem``): submissions holding it are rejected with that reason.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from neurips26.tasks import TASKS_DIR
 
-INF = math.inf
+from neurips26.errors import UnknownNameError
+from neurips26.protocol import Function, Protocol, ProtocolError, group_members, parse_protocol, task_configs
 
-# Ranges of the aggregated scores of lm-eval's metrics and ours (for mean-aggregated metrics, of each document's
-# score too); binary metrics score each document 0 or 1. ``score`` is the per-type primary score of the TAR tasks,
-# ``miou`` and ``recall@<IoU>`` their temporal-span metrics; ``*_style`` is RoleBench-Unlearn's role-fidelity
-# probability and ``ppl`` its perplexity under the original model.
-RANGES: dict[str, tuple[float, float]] = {
-    "score": (0.0, 1.0), "miou": (0.0, 1.0), "recall@0.3": (0.0, 1.0), "recall@0.5": (0.0, 1.0),
-    "recall@0.7": (0.0, 1.0), "forget_style": (0.0, 1.0), "retain_style": (0.0, 1.0), "forget_rougeL": (0.0, 1.0),
-    "retain_rougeL": (0.0, 1.0), "general_rougeL": (0.0, 1.0), "ppl": (1.0, INF),
-    "acc": (0.0, 1.0), "acc_norm": (0.0, 1.0), "acc_mutual_info": (0.0, 1.0), "exact_match": (0.0, 1.0),
-    "f1": (0.0, 1.0), "mcc": (-1.0, 1.0), "rouge1": (0.0, 1.0), "rouge2": (0.0, 1.0), "rougeL": (0.0, 1.0),
-    "rougeLsum": (0.0, 1.0), "bleu": (0.0, 100.0), "chrf": (0.0, 100.0), "ter": (0.0, INF),
-    "perplexity": (1.0, INF), "word_perplexity": (1.0, INF), "byte_perplexity": (1.0, INF),
-    "bits_per_byte": (0.0, INF),
-}
-BINARY = frozenset({"acc", "acc_norm", "acc_mutual_info", "exact_match", "recall@0.3", "recall@0.5", "recall@0.7"})
+from .metrics import METRICS
+
 # lm-eval's metrics for a task YAML without metric_list.
 DEFAULT_METRICS = {"multiple_choice": ("acc", "acc_norm"), "loglikelihood": ("perplexity", "acc"),
                    "generate_until": ("exact_match",),
@@ -69,57 +53,16 @@ class TaskSpec:
     output_type: str = ""
     source: str = ""  # the YAML file, relative to the tasks folder
     prompt: dict[str, Any] = field(default_factory=dict)  # PROMPT_FIELDS the YAML sets
-
-
-class Function(str):
-    """The value of an lm-eval ``!function module.name`` tag (the results file holds the function's source)."""
-
-
-class _TaskLoader(yaml.SafeLoader):
-    """SafeLoader that reads lm-eval's ``!function`` tags as :class:`Function` strings."""
-
-
-_TaskLoader.add_constructor("!function", lambda loader, node: Function(loader.construct_scalar(node)))
-
-
-def load_yaml(path: Path, _seen: tuple[Path, ...] = ()) -> dict:
-    """A task or group YAML with its ``include:`` files merged in as lm-eval does (the includer's keys win)."""
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TaskLoader)
-    if not isinstance(data, dict):
-        return {}
-    includes = data.pop("include", None) or []
-    merged: dict = {}
-    for name in [includes] if isinstance(includes, str) else includes:
-        included = (path.parent / name).resolve()
-        if included in _seen:
-            raise ValueError(f"{path}: include cycle through {included}")
-        merged.update(load_yaml(included, (*_seen, path.resolve())))
-    return merged | data
-
-
-def primary_metric(config: dict, metrics: list[str]) -> str:
-    """The metric a task is ranked on (see the module docstring for the rule)."""
-    declared = (config.get("metadata") or {}).get("primary_metric")
-    if declared:
-        if declared not in metrics:
-            raise ValueError(f"task {config.get('task')}: primary_metric {declared!r} is not in its metric_list")
-        return declared
-    if config.get("output_type") == "generate_until":
-        graded = [m for m in metrics if m != "exact_match"]
-        if graded:
-            return graded[0]
-    return metrics[0]
+    protocol: Protocol | None = None
+    problem: str | None = None  # why submissions of this task cannot be accepted (no protocol, unknown metric)
+    process_results: str | None = None  # "module.function" of the task's own scoring, relative to its folder
+    folder: Path | None = None  # the folder of the YAML
 
 
 def read_tasks(tasks_dir: Path) -> dict[str, TaskSpec]:
     """Every task defined by the YAMLs under ``tasks_dir``."""
-    configs = {path: load_yaml(path) for path in sorted(tasks_dir.rglob("*.yaml"))}
-    parent: dict[str, str] = {}
-    for config in configs.values():
-        if isinstance(config.get("group"), str) and isinstance(config.get("task"), list):
-            for member in config["task"]:
-                if isinstance(member, str):
-                    parent[member] = config["group"]
+    configs = task_configs(tasks_dir)
+    parent = {member: group for group, members in group_members(configs).items() for member in members}
     tasks: dict[str, TaskSpec] = {}
     for path, config in configs.items():
         name = config.get("task")
@@ -128,24 +71,41 @@ def read_tasks(tasks_dir: Path) -> dict[str, TaskSpec]:
         metric_list = [m for m in config.get("metric_list") or [] if isinstance(m, dict) and "metric" in m]
         metric_list = metric_list or [{"metric": m} for m in DEFAULT_METRICS.get(config.get("output_type"), ())]
         if not metric_list:
-            raise ValueError(f"{path}: task {name} has no metric_list")
-        metrics = {}
+            raise ProtocolError(f"{path}: task {name} has no metric_list")
+        metrics, problems = {}, []
         for item in metric_list:
             metric = str(item["metric"])
-            lo, hi = RANGES.get(metric, (-INF, INF))
+            try:
+                info = METRICS.info(metric)
+            except UnknownNameError as exc:
+                problems.append(f"metric {metric}: {exc} (register it in neurips26.leaderboard.metrics)")
+                continue
             aggregation = item.get("aggregation", "mean")
-            metrics[metric] = MetricSpec(lo, hi, bool(item.get("higher_is_better", True)), str(aggregation),
-                                         metric in BINARY, isinstance(aggregation, Function))
-        version = (config.get("metadata") or {}).get("version")
+            metrics[metric] = MetricSpec(*info["range"], bool(item.get("higher_is_better", info["higher_is_better"])),
+                                         str(aggregation), bool(info["binary"]), isinstance(aggregation, Function))
+        metadata = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+        version = metadata.get("version")
         if not isinstance(version, int | float) or isinstance(version, bool):
-            raise ValueError(f"{path}: task {name} needs a numeric metadata.version")
+            raise ProtocolError(f"{path}: task {name} needs a numeric metadata.version")
+        protocol = None
+        try:
+            protocol = parse_protocol(metadata.get("protocol"), f"{path.relative_to(tasks_dir)} (task {name})")
+        except ProtocolError as exc:
+            problems.append(str(exc))
+        if protocol is not None and protocol.metric not in metrics:
+            problems.append(f"protocol metric {protocol.metric!r} is not in the task's metric_list")
         filters = tuple(str(f["name"]) for f in config.get("filter_list") or [] if isinstance(f, dict)) or ("none",)
+        process = config.get("process_results")
+        primary = protocol.metric if protocol is not None and protocol.metric in metrics else next(iter(metrics), "")
         tasks[name] = TaskSpec(name=name, version=float(version), group=parent.get(name, path.parent.name),
-                               metrics=metrics, primary=primary_metric(config, list(metrics)), filters=filters,
+                               metrics=metrics, primary=primary, filters=filters,
                                output_type=str(config.get("output_type", "")),
                                source=str(path.relative_to(tasks_dir)),
                                prompt={k: config[k] for k in PROMPT_FIELDS
-                                       if k in config and not isinstance(config[k], Function)})
+                                       if k in config and not isinstance(config[k], Function)},
+                               protocol=protocol, problem="; ".join(problems) or None,
+                               process_results=str(process) if isinstance(process, Function) else None,
+                               folder=path.parent)
     return tasks
 
 
@@ -156,8 +116,6 @@ def shipped_tasks() -> dict[str, TaskSpec]:
 
 @functools.cache
 def _shipped_tasks() -> dict[str, TaskSpec]:
-    from neurips26.tasks import TASKS_DIR
-
     return read_tasks(TASKS_DIR)
 
 
@@ -168,11 +126,9 @@ def shipped_groups() -> dict[str, list[str]]:
 
 @functools.cache
 def _shipped_groups() -> dict[str, list[str]]:
-    from neurips26.tasks import TASKS_DIR
+    return group_members(task_configs(TASKS_DIR))
 
-    groups = {}
-    for path in sorted(TASKS_DIR.rglob("*.yaml")):
-        config = load_yaml(path)
-        if isinstance(config.get("group"), str) and isinstance(config.get("task"), list):
-            groups[config["group"]] = [t for t in config["task"] if isinstance(t, str)]
-    return groups
+
+def read_groups(tasks_dir: Path) -> dict[str, list[str]]:
+    """Group name -> member names (tasks or groups), from the group YAMLs under ``tasks_dir``."""
+    return group_members(task_configs(tasks_dir))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import getpass
+import io
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,6 +13,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from neurips26.errors import UserError
+from neurips26.results import read_run
 
 console = Console()
 
@@ -21,7 +26,8 @@ StoreOpt = Annotated[Path | None, typer.Option(
 def submit(
     results: Annotated[Path, typer.Argument(help="lm-eval results file (results_<date>.json).")],
     samples: Annotated[list[Path] | None, typer.Option(
-        "--samples", help="lm-eval samples file (samples_<task>_<date>.jsonl); repeat for each task.")] = None,
+        "--samples", help="lm-eval samples file (samples_<task>_<date>.jsonl), one per task (required: the board "
+                          "recomputes every score from them); repeat the option.")] = None,
     model: Annotated[str, typer.Option("--model", help="Model id, e.g. ORG/NAME as on the Hub.")] = ...,
     revision: Annotated[str, typer.Option("--revision", help="Commit sha of the model weights (7-64 hex).")] = ...,
     precision: Annotated[str | None, typer.Option(
@@ -34,9 +40,10 @@ def submit(
     submitter: Annotated[str | None, typer.Option(help="Who submits (default: the login name).")] = None,
     store: StoreOpt = None,
 ) -> None:
-    """Submit lm-eval results to the leaderboard: validated, deduplicated, stored with a status."""
-    from neurips26.leaderboard.schema import TORCH_DTYPES
-    from neurips26.leaderboard.store import REJECTED, Store
+    """Submit lm-eval results and samples to the leaderboard: checked against the task protocols, scores recomputed
+    from the samples, stored as VALID, UNRANKED (with why) or REJECTED (with why)."""
+    from neurips26.leaderboard.modelinfo import TORCH_DTYPES  # lazy: DuckDB and pydantic load only when run
+    from neurips26.leaderboard.store import REJECTED, Store  # lazy: as above
 
     if not results.is_file():
         raise FileNotFoundError(f"results file {results} not found")
@@ -51,50 +58,81 @@ def submit(
         "license": license, "model_type": model_type, "submitter": submitter or getpass.getuser(),
     }
     entry = Store(store).submit(results, {k: v for k, v in meta.items() if v is not None}, samples or [])
-    label = {"VALID": "green", "PENDING": "yellow", "REJECTED": "red"}[entry.status]
+    label = {"VALID": "green", "PENDING": "yellow", "UNRANKED": "yellow", "REJECTED": "red"}[entry.status]
     what = f"{escape(entry.model_id)} @ {escape(entry.revision)} ({escape(entry.precision)})"
     if entry.duplicate_of is not None:
         console.print(f"duplicate of submission #{entry.id} [{label}]{entry.status}[/{label}] {what}, "
                       f"submitted {entry.submitted_at:%Y-%m-%d %H:%M} UTC: not stored again", highlight=False)
         return
     console.print(f"[{label}]{entry.status}[/{label}] submission #{entry.id}: {what}", highlight=False)
+    for problem in (entry.reason or "").split("; ") if entry.reason else []:
+        console.print(f"  - {escape(problem)}", highlight=False)
     if entry.status == REJECTED:
-        for problem in (entry.reason or "").split("; "):
-            console.print(f"  - {escape(problem)}", highlight=False)
+        if not samples and list(results.parent.glob("samples_*.jsonl")):
+            console.print("hint: samples files lie next to the results file; submit them with --samples",
+                          highlight=False)
         raise typer.Exit(2)
-    if not samples and list(results.parent.glob("samples_*.jsonl")):
-        console.print("hint: samples files lie next to the results file; submit them with --samples to allow "
-                      "paired comparisons", highlight=False)
+    if entry.status == "UNRANKED":
+        console.print("stored, shown on its model page, but not ranked: the run differs from the task protocols",
+                      highlight=False)
 
 
 def leaderboard(
-    task: Annotated[str | None, typer.Option(help="One task (default: overall, the mean over tasks).")] = None,
+    task: Annotated[str | None, typer.Option(help="One task (default: overall, see the definition printed).")] = None,
     store: StoreOpt = None,
     limit: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
     group: Annotated[str | None, typer.Option(help="Only the tasks of this group, e.g. locus.")] = None,
+    format: Annotated[str, typer.Option("--format", help="table, json or csv (json and csv: the ranked rows; json "
+                                                         "also the definition and the tasks left out).")] = "table",
 ) -> None:
     """Print the leaderboard: scores with 95% intervals and the ranks each model could hold."""
-    from neurips26.leaderboard.ranking import leaderboard as ranked
-    from neurips26.leaderboard.ranking import scope
-    from neurips26.leaderboard.store import Store
+    from neurips26.leaderboard.ranking import OVERALL_DEFINITION, left_out, scope  # lazy: numpy, DuckDB
+    from neurips26.leaderboard.ranking import leaderboard as ranked  # lazy: as above
+    from neurips26.leaderboard.store import Store  # lazy: as above
 
+
+    if format not in ("table", "json", "csv"):
+        raise UserError(f"--format {format!r}: choose table, json or csv")
     board = Store(store)
     table = ranked(board, task=task, group=group)
+    rows = table.slice(0, limit).to_pylist()
+    names = scope(board.tasks, task, group, board.groups)
     if task:
         spec = board.tasks[task]
+        protocol = spec.protocol
         title = f"{task} ({spec.primary}, v{spec.version:g})"
+        definition = (f"{task}: {spec.primary}, {'higher' if spec.metrics[spec.primary].higher_is_better else 'lower'}"
+                      f" is better" + (f"; protocol: split {protocol.split}, {protocol.num_fewshot}-shot, chat "
+                                       f"template {'on' if protocol.chat_template else 'off'}, baseline "
+                                       f"{protocol.baseline}" if protocol else ""))
+        excluded: dict[str, str] = {}
     else:
-        title = (f"overall{' ' + group if group else ''}: mean of the primary metrics of the "
-                 f"{len(scope(board.tasks, group=group))} tasks (tasks: how many a submission has)")
+        title = f"overall{' ' + group if group else ''}"
+        excluded = left_out(board.tasks, names, group)
+        definition = OVERALL_DEFINITION + f"; tasks: {', '.join(n for n in names if n not in excluded)}"
+    if format == "json":
+        console.print_json(json.dumps({"board": title, "definition": definition, "left_out": excluded,
+                                       "rows": rows}, default=str))
+        return
+    if format == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=table.column_names)
+        writer.writeheader()
+        writer.writerows(rows)
+        print(out.getvalue(), end="")
+        return
+    console.print(escape(definition), highlight=False)
+    for name, why in sorted(excluded.items()):
+        console.print(f"not in overall: {escape(name)}: {escape(why)}", highlight=False)
     if table.num_rows == 0:
-        console.print(f"{title}: no valid submissions yet in {board.root}", highlight=False)
+        console.print(f"{title}: no ranked submissions yet in {board.root}", highlight=False)
         return
     out = Table(title=escape(title), caption=f"{table.num_rows} submission(s); 95% intervals; range: the ranks "
                 "the intervals allow", caption_justify="left")
     headers = ["rank", "range", "model", "revision", "precision", "params", "score", "95% CI", "n", "id"]
     for header in headers + ([] if task else ["tasks"]):
         out.add_column(header, justify="left" if header in ("model", "revision", "precision") else "right")
-    for row in table.slice(0, limit).to_pylist():
+    for row in rows:
         out.add_row(str(row["rank"]), f"{row['rank_best']}–{row['rank_worst']}", escape(row["model_id"]),
                     escape(row["revision"][:10]), escape(row["precision"]), human(row["params"]),
                     f"{row['score']:.3f}", f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]", str(row["n"]),
@@ -114,12 +152,12 @@ def human(count: int | None) -> str:
 
 def _recorded_config(results: Path) -> dict[str, Any]:
     """lm-eval's ``config`` block of a results file (for defaults); empty when unreadable (the store says why)."""
-    from neurips26.leaderboard.schema import MAX_RESULTS_BYTES
+    from neurips26.leaderboard.modelinfo import MAX_RESULTS_BYTES  # lazy: pydantic loads only when run
+
 
     try:
         if results.stat().st_size > MAX_RESULTS_BYTES:
             return {}
-        config = json.loads(results.read_bytes()).get("config")
-    except (OSError, ValueError, AttributeError):
+        return read_run(results, samples=[]).config
+    except (OSError, ValueError):
         return {}
-    return config if isinstance(config, dict) else {}

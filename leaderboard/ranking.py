@@ -1,4 +1,4 @@
-"""Rankings with uncertainty: 95% confidence intervals, rank ranges and paired bootstrap comparisons.
+"""Rankings with uncertainty: 95% confidence intervals, rank ranges and the normalised overall mean.
 
 Per task, a submission's score is its value of the task's primary metric (see ``catalog``), scored on the task
 version the package ships (scores of an older version are left out). Its 95% interval is:
@@ -7,12 +7,13 @@ version the package ships (scores of an older version are left out). Its 95% int
   proportion over ``n`` documents. It stays honest at 0 and 1, where lm-eval's stderr is 0;
 * other metrics: ``score ± 1.96 * stderr`` (lm-eval's stderr), clipped to the metric's range.
 
-Overall (``task=None``, optionally within a ``group``): the unweighted mean of the per-task scores over the tasks
-in scope that the submission has (``n_tasks`` says how many), with stderr ``sqrt(sum se_t^2) / k`` (tasks are
-scored on different documents, so independent). For a binary metric ``se_t`` is the larger of lm-eval's stderr
-and the Wilson half-width / 1.96. The interval is ``mean ± 1.96 * stderr`` clipped to the mean of the ranges.
-A lower-is-better primary metric enters the mean reflected in its range (``lo + hi - score``, e.g. 1 - forget
-style), so that higher is better throughout; one without a finite range is left out of the overall mean.
+Overall (``task=None``, optionally within a ``group``): see :data:`OVERALL_DEFINITION`. Only submissions having
+every task in scope are ranked. Each task's score is normalised between its protocol's baseline and its best
+score, ``(x - baseline) / (best - baseline)`` (the Open LLM Leaderboard v2 normalisation; lower-is-better metrics
+are mirrored, so 1 is always the best score and 0 the baseline), then the normalised scores are averaged, with
+stderr ``sqrt(sum (se_t / |best_t - baseline_t|)^2) / k`` (tasks are scored on different documents, so
+independent). For a binary metric ``se_t`` is the larger of the stderr and the Wilson half-width / 1.96.
+Groups in :data:`OUT_OF_OVERALL` are ranked only on their own boards (their tasks' own metrics).
 
 Rank ranges, higher being better (per task, in the metric's own direction): a submission ranks at best
 ``1 + #(intervals entirely above its interval)`` and at worst ``N - #(intervals entirely below it)``; ``rank`` is
@@ -21,16 +22,25 @@ the competition rank of the point score (``1 + #(better scores)``), always withi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .catalog import MetricSpec, TaskSpec, shipped_groups
+from neurips26.errors import UnknownNameError, UserError
+
+from .catalog import MetricSpec, TaskSpec
 from .store import Store
 
 Z95 = 1.959963984540054
+OVERALL_DEFINITION = ("overall = mean over the tasks in scope of (score - baseline) / (best - baseline), each "
+                      "task's ranking metric and baseline as its protocol defines them (lower-is-better metrics "
+                      "mirrored); only submissions with every task in scope are ranked; runs that differ from a "
+                      "protocol (--limit, few-shot, chat template, task settings, demo data) are UNRANKED")
+# Groups kept out of overall means, with the reason (they are ranked on their own boards).
+OUT_OF_OVERALL = {
+    "rolebench_unlearn": "RoleBench-Unlearn rewards forgetting a role (1 - forget_style), which a model that cannot "
+                         "role-play at all also scores well on: it is ranked on its own board only",
+}
 MODEL_COLUMNS = ["model_id", "revision", "precision", "params", "license", "model_type", "submission_id"]
 COLUMNS = MODEL_COLUMNS + ["score", "stderr", "ci_low", "ci_high", "rank", "rank_best", "rank_worst", "n", "n_tasks"]
 SCHEMA = pa.schema([
@@ -81,17 +91,18 @@ def point_ranks(score: np.ndarray) -> np.ndarray:
     return (1 + len(score) - np.searchsorted(np.sort(score), score, side="right")).astype(np.int64)
 
 
-def scope(tasks: dict[str, TaskSpec], task: str | None = None, group: str | None = None) -> list[str]:
-    """The tasks a leaderboard covers; ValueError names an unknown task or group."""
+def scope(tasks: dict[str, TaskSpec], task: str | None = None, group: str | None = None,
+          groups: dict[str, list[str]] | None = None) -> list[str]:
+    """The tasks a leaderboard covers; :class:`UserError` names an unknown task or group."""
     if task is not None:
         if task not in tasks:
-            raise ValueError(f"unknown task {task!r}; tasks: {', '.join(sorted(tasks))}")
-        if group is not None and task not in scope(tasks, group=group):
-            raise ValueError(f"task {task} is not in group {group}")
+            raise UnknownNameError(f"unknown task {task!r}; tasks: {', '.join(sorted(tasks))}")
+        if group is not None and task not in scope(tasks, group=group, groups=groups):
+            raise UserError(f"task {task} is not in group {group}")
         return [task]
     if group is None:
         return sorted(tasks)
-    groups = shipped_groups()
+    groups = groups or {}
     members, seen, todo = set(), set(), [group]
     while todo:
         name = todo.pop()
@@ -100,7 +111,7 @@ def scope(tasks: dict[str, TaskSpec], task: str | None = None, group: str | None
         todo += [g for g in groups.get(name, []) if g not in seen]
     if not members:
         known = sorted(set(groups) | {spec.group for spec in tasks.values()})
-        raise ValueError(f"unknown group {group!r}; groups: {', '.join(known)}")
+        raise UnknownNameError(f"unknown group {group!r}; groups: {', '.join(known)}")
     return sorted(members)
 
 
@@ -111,13 +122,13 @@ def leaderboard(store: Store, task: str | None = None, group: str | None = None,
     ``scores`` is ``store.scores()`` when given: read it once to rank several tables.
     """
     tasks = store.tasks
-    names = scope(tasks, task, group)
+    names = scope(tasks, task, group, store.groups)
     scores = store.scores() if scores is None else scores
     if task is not None:
         rows = _task_rows(scores, tasks[task])
     else:
-        per_task = [_task_rows(scores, tasks[name]) for name in names if in_overall(tasks[name])]
-        rows = _overall([t for t in per_task if len(t["submission_id"])])
+        ranked = overall_tasks(tasks, names, group)
+        rows = _overall([_task_rows(scores, tasks[name]) for name in ranked], len(ranked))
     if not len(rows["submission_id"]):
         return SCHEMA.empty_table()
     rows["rank"] = point_ranks(rows["up"])
@@ -129,10 +140,28 @@ def leaderboard(store: Store, task: str | None = None, group: str | None = None,
     return pa.table(columns, schema=SCHEMA)
 
 
-def in_overall(spec: TaskSpec) -> bool:
-    """Whether a task's primary metric enters overall means: higher is better, or the range is finite."""
-    metric = spec.metrics[spec.primary]
-    return metric.higher_is_better or (np.isfinite(metric.lo) and np.isfinite(metric.hi))
+def in_overall(spec: TaskSpec, group: str | None = None) -> bool:
+    """Whether a task enters the mean of the board of ``group`` (None: overall): it has a protocol, and its group
+    is not in :data:`OUT_OF_OVERALL` unless that group is the board's (it is ranked on its own board)."""
+    return spec.protocol is not None and spec.problem is None and (spec.group not in OUT_OF_OVERALL
+                                                                     or spec.group == group)
+
+
+def overall_tasks(tasks: dict[str, TaskSpec], names: list[str], group: str | None = None) -> list[str]:
+    """The tasks of ``names`` that enter the mean of the board of ``group`` (None: overall)."""
+    return [name for name in names if in_overall(tasks[name], group)]
+
+
+def left_out(tasks: dict[str, TaskSpec], names: list[str], group: str | None = None) -> dict[str, str]:
+    """Task -> why it is not in the mean of the board of ``group`` (None: overall) over ``names``."""
+    out = {}
+    for name in names:
+        spec = tasks[name]
+        if spec.group in OUT_OF_OVERALL and spec.group != group:
+            out[name] = OUT_OF_OVERALL[spec.group]
+        elif spec.protocol is None or spec.problem:
+            out[name] = spec.problem or "no protocol"
+    return out
 
 
 def _oriented(metric: MetricSpec, value: np.ndarray) -> np.ndarray:
@@ -154,15 +183,29 @@ def _task_rows(scores: pa.Table, spec: TaskSpec) -> dict[str, np.ndarray]:
     lo, hi = intervals(metric, value, stderr, n)
     se = np.maximum(stderr, (hi - lo) / (2 * Z95)) if metric.binary else stderr
     up_low, up_high = (lo, hi) if metric.higher_is_better else (_oriented(metric, hi), _oriented(metric, lo))
-    return {"submission_id": rows["submission_id"].to_numpy(zero_copy_only=False).astype(np.int64), "score": value,
+    protocol = spec.protocol
+    if protocol is not None:
+        base = rows["baseline"].to_numpy(zero_copy_only=False).astype(float) if "baseline" in rows.column_names \
+            else np.full(len(value), np.nan)
+        fixed = np.nan if isinstance(protocol.baseline, str) else float(protocol.baseline)
+        base = np.where(np.isnan(base), fixed, base)
+        span = protocol.best - base
+        norm = {"norm": (value - base) / span, "norm_low": (lo - base) / span, "norm_high": (hi - base) / span,
+                "norm_se": se / np.abs(span)}
+        if not protocol.higher_is_better:
+            norm["norm_low"], norm["norm_high"] = norm["norm_high"], norm["norm_low"]
+    else:
+        norm = {k: np.full(len(value), np.nan) for k in ("norm", "norm_low", "norm_high", "norm_se")}
+    return norm | {"submission_id": rows["submission_id"].to_numpy(zero_copy_only=False).astype(np.int64),
+            "score": value,
             "stderr": stderr, "ci_low": lo, "ci_high": hi, "n": n, "n_tasks": np.ones(len(value), np.int64),
             "up": _oriented(metric, value), "up_low": up_low, "up_high": up_high, "se": se,
             "range_lo": np.full(len(value), metric.lo), "range_hi": np.full(len(value), metric.hi)}
 
 
-def _overall(per_task: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Mean of the oriented per-task scores for each submission (see the module docstring)."""
-    if not per_task:
+def _overall(per_task: list[dict[str, np.ndarray]], k: int) -> dict[str, np.ndarray]:
+    """Mean of the normalised per-task scores of the submissions that have all ``k`` tasks."""
+    if not per_task or k == 0:
         return {"submission_id": np.empty(0, np.int64)}
     ids = np.concatenate([t["submission_id"] for t in per_task])
     uniq, index = np.unique(ids, return_inverse=True)
@@ -170,14 +213,15 @@ def _overall(per_task: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     def total(name: str) -> np.ndarray:
         return np.bincount(index, np.concatenate([t[name] for t in per_task]).astype(float), len(uniq))
 
-    k = np.bincount(index, minlength=len(uniq)).astype(float)
-    score = total("up") / k
-    stderr = np.sqrt(np.bincount(index, np.concatenate([t["se"] for t in per_task]) ** 2, len(uniq))) / k
-    lo = np.clip(score - Z95 * stderr, total("range_lo") / k, total("range_hi") / k)
-    hi = np.clip(score + Z95 * stderr, total("range_lo") / k, total("range_hi") / k)
-    return {"submission_id": uniq, "score": score, "stderr": stderr, "ci_low": lo, "ci_high": hi,
-            "n": total("n").astype(np.int64), "n_tasks": k.astype(np.int64), "up": score, "up_low": lo,
+    count = np.bincount(index, minlength=len(uniq))
+    score = total("norm") / k
+    stderr = np.sqrt(np.bincount(index, np.concatenate([t["norm_se"] for t in per_task]) ** 2, len(uniq))) / k
+    keep = (count == k) & np.isfinite(score)
+    lo, hi = score - Z95 * stderr, score + Z95 * stderr
+    rows = {"submission_id": uniq, "score": score, "stderr": stderr, "ci_low": lo, "ci_high": hi,
+            "n": total("n").astype(np.int64), "n_tasks": count.astype(np.int64), "up": score, "up_low": lo,
             "up_high": hi}
+    return {name: values[keep] for name, values in rows.items()}
 
 
 def _model_rows(scores: pa.Table, ids: np.ndarray) -> pa.Table:
@@ -186,76 +230,3 @@ def _model_rows(scores: pa.Table, ids: np.ndarray) -> pa.Table:
     uniq, first = np.unique(all_ids, return_index=True)
     models = scores.select(MODEL_COLUMNS).take(pa.array(first[np.searchsorted(uniq, ids)]))
     return models.cast(pa.schema([SCHEMA.field(name) for name in MODEL_COLUMNS]))
-
-
-# -- paired bootstrap --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    """Paired bootstrap of ``a - b`` over the documents both submissions scored."""
-
-    mean_diff: float  # mean over documents of a's score minus b's
-    ci_low: float  # 95% percentile interval of the mean difference
-    ci_high: float
-    p_value: float  # two-sided, against "no difference" (see paired_bootstrap)
-    n_docs: int
-    task: str = ""
-    metric: str = ""
-    n_boot: int = 0
-
-
-def paired_bootstrap(store: Store, a_id: int, b_id: int, task: str, metric: str | None = None,
-                     n_boot: int = 10_000, seed: int = 0) -> BootstrapResult:
-    """Compare two submissions document by document (matched by doc_id) on ``task``'s ``metric`` (its primary
-    metric by default). Resamples the documents ``n_boot`` times with replacement; the p-value is the share of
-    resampled mean differences at least as far from the observed one as the observed one is from 0 (the
-    bootstrap distribution shifted to the null), with add-one smoothing: ``(1 + count) / (1 + n_boot)``.
-
-    ValueError when either submission has no samples file for ``task``, when they share no document, or when a
-    doc_id names different documents in the two (their doc_hash differs: the runs used different data).
-    """
-    spec = store.tasks.get(task)
-    if spec is None:
-        raise ValueError(f"unknown task {task!r}; tasks: {', '.join(sorted(store.tasks))}")
-    metric = metric or spec.primary
-    if metric not in spec.metrics:
-        raise ValueError(f"{task} has no metric {metric!r} (its metrics: {', '.join(spec.metrics)})")
-    if n_boot < 1:
-        raise ValueError("n_boot must be at least 1")
-    a, b = (store.sample_table(i, task, metric) for i in (a_id, b_id))
-    for i, table in ((a_id, a), (b_id, b)):
-        if table.num_rows == 0:
-            raise ValueError(f"submission {i} has no samples file for {task}: paired comparison needs one")
-    a_rows = dict(zip(a["doc_id"].to_pylist(), zip(a["value"].to_pylist(), a["doc_hash"].to_pylist(),
-                                                     strict=True), strict=True))
-    diffs = []
-    for doc_id, b_value, b_hash in zip(*(b[c].to_pylist() for c in ("doc_id", "value", "doc_hash")), strict=True):
-        if doc_id not in a_rows:
-            continue
-        a_value, a_hash = a_rows[doc_id]
-        if a_hash and b_hash and a_hash != b_hash:
-            raise ValueError(f"doc_id {doc_id} of {task} is a different document in submissions {a_id} and {b_id}")
-        diffs.append(a_value - b_value)
-    if not diffs:
-        raise ValueError(f"submissions {a_id} and {b_id} share no document of {task}")
-    d = np.asarray(diffs)
-    observed = float(d.mean())
-    means = bootstrap_means(d, n_boot, seed)
-    ci_low, ci_high = np.quantile(means, [0.025, 0.975])
-    extreme = int(np.count_nonzero(np.abs(means - observed) >= abs(observed) - 1e-12))
-    return BootstrapResult(observed, float(ci_low), float(ci_high), (1 + extreme) / (1 + n_boot), len(d), task,
-                           metric, n_boot)
-
-
-def bootstrap_means(values: np.ndarray, n_boot: int, seed: int = 0, chunk: int = 2**22) -> np.ndarray:
-    """Means of ``n_boot`` resamples (with replacement) of ``values``; memory bounded by ``chunk`` draws."""
-    rng = np.random.default_rng(seed)
-    n = len(values)
-    rows = max(1, chunk // n)
-    out = np.empty(n_boot)
-    for start in range(0, n_boot, rows):
-        stop = min(n_boot, start + rows)
-        out[start:stop] = values[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    return out
-

@@ -18,14 +18,17 @@ from typing import Any
 import gradio as gr
 import polars as pl
 import typer
-from neurips26.leaderboard import schema
-from neurips26.space import logic
+from neurips26.leaderboard import modelinfo
+from neurips26.leaderboard.store import Store
+from neurips26.space import boards, dataset_sql, model_page, submitting
 from neurips26.space.serve import serve
 
-PRECISIONS = list(schema.PRECISIONS)
-MODEL_TYPES = list(schema.MODEL_TYPES)
+from neurips26 import settings as env
+from neurips26.sql import dataset_folders
+
+PRECISIONS = list(modelinfo.PRECISIONS)
+MODEL_TYPES = list(modelinfo.MODEL_TYPES)
 LICENSES = ["apache-2.0", "mit", "bsd-3-clause", "cc-by-4.0", "cc-by-nc-4.0", "llama3.1", "gemma", "other"]
-DEFAULT_DAILY_LIMIT = 5
 DEFAULT_SQL = "SELECT state, kind, count(*) AS jurisdictions FROM locus.jurisdictions GROUP BY ALL ORDER BY ALL"
 
 INTRO = """# neurips26 leaderboard
@@ -41,29 +44,26 @@ def on_space() -> bool:
 
 
 def space_daily_limit() -> int:
-    """Submissions per user per UTC day on a Space: ``$NEURIPS26_DAILY_LIMIT``, default 5."""
-    return int(os.environ.get("NEURIPS26_DAILY_LIMIT", DEFAULT_DAILY_LIMIT))
+    """Submissions per user per UTC day on a Space (:func:`neurips26.settings.daily_limit`)."""
+    return env.daily_limit()
 
 
 def build_app(store_root: Path | None = None, data_root: Path | None = None, daily_limit: int | None = None,
-              require_login: bool | None = None) -> gr.Blocks:
+              require_login: bool | None = None, tasks_dir: Path | None = None) -> gr.Blocks:
     """The Space's Blocks over the store at ``store_root`` and the dataset folders under ``data_root``.
 
-    ``require_login`` defaults to running on a Space; there ``daily_limit`` defaults to
+    ``tasks_dir``: the task YAMLs the board accepts (default: the shipped ones). ``require_login`` defaults to
+    running on a Space; there ``daily_limit`` defaults to
     ``$NEURIPS26_DAILY_LIMIT`` (5). Locally, without ``daily_limit``, submissions are unlimited.
     """
-    from neurips26.leaderboard.catalog import shipped_tasks
-    from neurips26.leaderboard.store import Store, default_root
-    from neurips26.tasks import data_root as default_data_root
-
-    store = Store(Path(store_root) if store_root else default_root())
-    data_root = Path(data_root) if data_root else default_data_root()
+    store = Store(Path(store_root) if store_root else env.leaderboard_dir(), tasks_dir=tasks_dir)
+    data_root = Path(data_root) if data_root else env.data_root()
     require_login = on_space() if require_login is None else require_login
     if daily_limit is None and require_login:
         daily_limit = space_daily_limit()
-    groups = logic.task_groups(shipped_tasks())
+    groups = boards.task_groups(store.tasks)
     tasks = [task for members in groups.values() for task in members]
-    shown_boards = [logic.OVERALL, *groups]  # a tab each; the Per task tab shows the chosen task
+    shown_boards = [boards.OVERALL, *groups]  # a tab each; the Per task tab shows the chosen task
 
     with gr.Blocks(title="neurips26 leaderboard", analytics_enabled=False) as demo:
         gr.Markdown(INTRO)
@@ -81,12 +81,12 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     types = gr.CheckboxGroup(MODEL_TYPES, value=MODEL_TYPES, label="Model type")
                 with gr.Row():
                     licenses = gr.Dropdown([], value=[], multiselect=True, label="License (empty: any)")
-                    columns = gr.CheckboxGroup(list(logic.OPTIONAL_COLUMNS), value=list(logic.DEFAULT_COLUMNS),
+                    columns = gr.CheckboxGroup(list(boards.OPTIONAL_COLUMNS), value=list(boards.DEFAULT_COLUMNS),
                                                label="Columns (Rank, Model, Score and the per-benchmark scores "
                                                      "are always shown)", scale=2)
                 unranked = gr.Textbox(label="Not ranked", interactive=False, visible=False, elem_id="unranked")
                 tables, board_tabs = [], []
-                current = gr.State(logic.OVERALL)  # the board whose plot shows; None: the chosen task
+                current = gr.State(boards.OVERALL)  # the board whose plot shows; None: the chosen task
                 with gr.Tabs():
                     for name in shown_boards:
                         with gr.Tab(name, id=f"board-{name}") as board_tab:
@@ -96,12 +96,16 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     with gr.Tab("Per task", id="board-task") as board_tab:
                         task = gr.Dropdown(tasks, value=tasks[0] if tasks else None, label="Task",
                                            elem_id="task-pick")
+                        task_protocol = gr.Markdown(boards.protocol_text(store, tasks[0]) if tasks else "",
+                                                    elem_id="task-protocol")
                         tables.append(gr.Dataframe(label="Task leaderboard", interactive=False, elem_id="board-task",
                                                    max_height=600))
                     board_tabs.append(board_tab)
                 plot = gr.Plot(label="Score against parameter count", elem_id="score-plot")
-                gr.Markdown("Select a row to open its model page. Overall is the mean of the per-task scores; "
-                            "a benchmark's score is the mean over its tasks.")
+                gr.Markdown("Select a row to open its model page. A benchmark's score is defined as Overall, "
+                            "over its tasks. Runs that differ from a task protocol are UNRANKED: they are listed "
+                            "on the Model page with the reason, never on a board.\n\n" + boards.overall_text(store),
+                            elem_id="overall-definition")
 
             with gr.Tab("Submit", id="submit"):
                 if require_login:
@@ -129,7 +133,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                                            elem_id="submitter")
                 submit = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 verdict = gr.Textbox(label="Verdict", interactive=False, lines=3, elem_id="verdict")
-                submitted_scores = gr.Dataframe(logic.entry_scores(store, None), label="Scores read from the file",
+                submitted_scores = gr.Dataframe(model_page.entry_scores(store, None), label="Scores read from the file",
                                                 interactive=False, elem_id="submitted-scores")
 
             with gr.Tab("Model page", id="model"):
@@ -143,7 +147,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
             with gr.Tab("Datasets", id="datasets"):
                 gr.Markdown("Read-only SQL over the built dataset folders: one view `<resource>.<config>` per "
-                            f"config; one SELECT at a time, at most {logic.MAX_SQL_ROWS} rows shown.")
+                            f"config; one SELECT at a time, at most {dataset_sql.MAX_SQL_ROWS} rows shown.")
                 with gr.Row():
                     views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320)
                     with gr.Column(scale=2):
@@ -155,11 +159,11 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         # ------------------------------------------------------------ leaderboard
         filter_inputs = [raw, current, task, search, min_b, max_b, precisions, types, licenses, columns]
-        cache = logic.BoardCache(store, groups)
+        cache = boards.BoardCache(store, groups)
 
         def load() -> tuple[dict[str, pl.DataFrame], Any, Any]:
             loaded, problems = cache.get()
-            return (loaded, gr.Dropdown(choices=logic.licenses_of(loaded)),
+            return (loaded, gr.Dropdown(choices=boards.licenses_of(loaded)),
                     gr.Textbox(value="\n".join(problems), visible=bool(problems)))
 
         def load_fresh() -> tuple[dict[str, pl.DataFrame], Any, Any]:
@@ -169,24 +173,24 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         def render(loaded: dict[str, pl.DataFrame], plotted: str | None, task_name: str | None, text: str,
                    low: float | None, high: float | None, precision_values: list[str], type_values: list[str],
                    license_values: list[str], chosen: list[str]) -> list[Any]:
-            filters = logic.Filters(text, low or None, high or None, precision_values, type_values,
+            filters = boards.Filters(text, low or None, high or None, precision_values, type_values,
                                     license_values or None)
-            shown = {name: logic.filter_board(board, filters) for name, board in loaded.items()}
-            parts = {logic.OVERALL: list(groups), **groups}  # the score columns of each table
+            shown = {name: boards.filter_board(board, filters) for name, board in loaded.items()}
+            parts = {boards.OVERALL: list(groups), **groups}  # the score columns of each table
             names = [*shown_boards, task_name]
-            frames = [logic.format_board(shown.get(name, logic.empty_board()),
+            frames = [boards.format_board(shown.get(name, boards.empty_board()),
                                          {part: shown[part] for part in parts.get(name, []) if part in shown})
                       for name in names]
-            frames = [logic.select_columns(frame, chosen) for frame in frames]
+            frames = [boards.select_columns(frame, chosen) for frame in frames]
             plotted = plotted or task_name or ""
-            return ([gr.Dataframe(value=frame, datatype=logic.column_types(frame)) for frame in frames]
-                    + [logic.score_plot(shown.get(plotted, logic.empty_board()), plotted)])
+            return ([gr.Dataframe(value=frame, datatype=boards.column_types(frame)) for frame in frames]
+                    + [boards.score_plot(shown.get(plotted, boards.empty_board()), plotted)])
 
         def opener(name: str | None) -> Any:
             def open_model(loaded: dict[str, pl.DataFrame], task_name: str | None, shown: Any,
                            event: gr.SelectData) -> tuple[Any, Any]:
                 row = dict(zip(list(shown.columns), event.row_value or [], strict=False))
-                submission = logic.submission_of_row(row, loaded.get(name or task_name or "", logic.empty_board()))
+                submission = boards.submission_of_row(row, loaded.get(name or task_name or "", boards.empty_board()))
                 if submission is None:
                     return gr.Dropdown(), gr.Tabs()
                 return gr.Dropdown(choices=model_choices(), value=submission), gr.Tabs(selected="model")
@@ -197,14 +201,15 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         redraw = {"fn": render, "inputs": filter_inputs, "outputs": [*tables, plot]}
         demo.load(**reload).then(**redraw)
         refresh.click(load_fresh, None, reload["outputs"]).then(**redraw)
+        task.change(lambda name: boards.protocol_text(store, name), task, task_protocol)
         gr.on([task.change, search.change, min_b.change, max_b.change, precisions.change, types.change,
                licenses.change, columns.change], **redraw)
         for name, board_tab in zip([*shown_boards, None], board_tabs, strict=True):
-            board_tab.select(logic.constant(name), None, current).then(**redraw)
+            board_tab.select(boards.constant(name), None, current).then(**redraw)
 
         # ------------------------------------------------------------ submit
         def fill_from(path: str | None) -> list[Any]:
-            guess = logic.prefill(logic.read_json(Path(path))) if path else {}
+            guess = submitting.prefill(model_page.read_json(Path(path))) if path else {}
             return [gr.Textbox(value=guess["model_id"]) if "model_id" in guess else gr.Textbox(),
                     gr.Textbox(value=guess["revision"]) if "revision" in guess else gr.Textbox(),
                     gr.Textbox(value=str(guess["params"])) if "params" in guess else gr.Textbox(),
@@ -215,10 +220,10 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         def do_submit(user: str | None, *fields: Any) -> tuple[str, Any]:
             if user is None:
                 return "Sign in with Hugging Face to submit.", None
-            text, entry = logic.submit(store, user, daily_limit, *fields)
+            text, entry = submitting.submit(store, user, daily_limit, *fields)
             if entry is not None:
                 cache.clear()
-            return text, None if entry is None else logic.entry_scores(store, entry.id)
+            return text, None if entry is None else model_page.entry_scores(store, entry.id)
 
         def submit_on_space(results_path: str | None, samples: list[str] | None, model_id: str, revision: str,
                             precision: str | None, params: str, model_type: str | None, license_: str | None,
@@ -242,14 +247,14 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         # ------------------------------------------------------------ model page
         def model_choices() -> list[tuple[str, int]]:
-            return logic.submission_choices(store.entries(include_rejected=False))
+            return model_page.submission_choices(store.entries(include_rejected=False))
 
         def first_model() -> Any:
             choices = model_choices()
             return gr.Dropdown(choices=choices, value=choices[0][1] if choices else None)
 
         def show_model(submission_id: int | None, loaded: dict[str, pl.DataFrame]) -> list[Any]:
-            page = logic.model_page(store, submission_id, loaded)
+            page = model_page.model_page(store, submission_id, loaded)
             return [page.about, page.breakdown, page.command, page.settings, page.chat_template]
 
         model_outputs = [about, breakdown, command, settings, chat_template]
@@ -261,13 +266,11 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         # ------------------------------------------------------------ datasets
         def list_views() -> pl.DataFrame:
-            from neurips26.sql import dataset_folders
-
-            return logic.dataset_views(dataset_folders(data_root))
+            return dataset_sql.dataset_views(dataset_folders(data_root))
 
         def query(text: str) -> tuple[str, Any]:
-            frame, status = logic.run_sql(text, data_root)
-            return status, gr.Dataframe(value=frame, datatype=logic.column_types(frame))
+            frame, status = dataset_sql.run_sql(text, data_root)
+            return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
         demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])
         run_button.click(query, sql, [sql_status, sql_result])

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from neurips26 import settings
+
 
 def serve(
     host: Annotated[str, typer.Option(envvar="GRADIO_SERVER_NAME", help="Interface to listen on.")] = "127.0.0.1",
@@ -18,13 +20,13 @@ def serve(
         help="Leaderboard store folder (default: $NEURIPS26_LEADERBOARD, else ~/.cache/neurips26/leaderboard).")
     ] = None,
     data: Annotated[Path | None, typer.Option(
-        help="Folder holding the built dataset folders (default: as for eval; the embedded samples are built "
-             "there when it holds none).")] = None,
+        help="Folder holding the built dataset folders (default: $NEURIPS26_DATA, else as for eval). The app "
+             "only reads them: build them first (neurips26 build <resource>).")] = None,
 ) -> None:
     """Start the leaderboard app (Gradio): leaderboard, submit, model pages and SQL over the datasets."""
-    from neurips26.space import logic
-    from neurips26.space.app import build_app
+    from neurips26.space.app import build_app  # lazy: Gradio loads only when the app starts
+    from neurips26.space.dataset_sql import require_datasets  # lazy: DuckDB loads only when the app starts
 
-    if data is None:
-        data = logic.ensure_datasets()
+
+    data = require_datasets(data if data is not None else settings.data_root())
     build_app(store, data).queue().launch(server_name=host, server_port=port)

@@ -1,12 +1,13 @@
 """The leaderboard on real lm-eval files: validation, dedupe, concurrency, intervals, rank ranges, bootstrap.
 
-One real evaluation of the embedded model (``--limit 2``) writes the results and samples files; every other
-submission here is derived from them (other model ids, perturbed scores, broken fields).
+One real evaluation of the embedded model (``--limit 2``) writes the results and samples files; the submissions
+here are that run made complete (no limit, data provenance: see ``board_fixtures.complete``) or runs fabricated
+from it whose samples agree with their scores (other model ids, chosen scores, broken fields). The board accepts
+the tasks of a task folder holding the shipped LOCUS YAMLs with protocols (``board_fixtures.protocol_tasks``).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import json
@@ -22,17 +23,22 @@ import pytest
 import typer
 from neurips26.corpora.locus.build import build as build_locus
 from neurips26.leaderboard import ranking
-from neurips26.leaderboard.catalog import RANGES, shipped_tasks
+from neurips26.leaderboard import store as store_module
+from neurips26.leaderboard.catalog import read_tasks, shipped_tasks
 from neurips26.leaderboard.cli import leaderboard as leaderboard_command
 from neurips26.leaderboard.cli import submit as submit_command
-from neurips26.leaderboard.ranking import leaderboard, paired_bootstrap, point_ranks, rank_ranges, wilson
-from neurips26.leaderboard.schema import Limits, SubmissionRejected, clean_text, validate_results
+from neurips26.leaderboard.compare import paired_bootstrap
+from neurips26.leaderboard.modelinfo import Limits, SubmissionRejected, clean_text
+from neurips26.leaderboard.ranking import leaderboard, point_ranks, rank_ranges, wilson
 from neurips26.leaderboard.store import Store
+from neurips26.leaderboard.validate import validate_results
 from typer.testing import CliRunner
 
-from neurips26 import evaluation
+from neurips26.tasks import evaluation
+from neurips26.errors import UnknownNameError
+from tests.board_fixtures import REVISION, complete, dump, fabricate, protocol_tasks
+from tests.board_fixtures import variant as _variant
 
-REVISION = "0123456789abcdef0123456789abcdef01234567"
 TASKS = ["locus_catchline", "locus_domain"]
 
 
@@ -40,22 +46,37 @@ TASKS = ["locus_catchline", "locus_domain"]
 
 
 @pytest.fixture(scope="session")
+def board_tasks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return protocol_tasks(tmp_path_factory.mktemp("leaderboard_tasks"))
+
+
+@pytest.fixture(scope="session")
 def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Results and samples files from a real lm-eval run of the embedded model on our tasks."""
+    """Results and samples files from a real lm-eval run of the embedded model on our tasks, made complete."""
     root = tmp_path_factory.mktemp("leaderboard_eval")
     build_locus(out=root / "data" / "locus")
     with pytest.MonkeyPatch.context() as env:  # run() sets NEURIPS26_DATA; keep it out of other tests
         env.setenv("NEURIPS26_DATA", str(root / "data"))
         run = evaluation.run(["locus_catchline", "locus_domain"], limit=2, output=root / "results", data=root / "data")
     assert run.results_file is not None and len(run.samples_files) == 2
-    return {"file": run.results_file, "data": json.loads(run.results_file.read_text()),
+    manifest = hashlib.sha256((root / "data" / "locus" / "manifest.json").read_bytes()).hexdigest()
+    limited = json.loads(run.results_file.read_text())
+    data = complete(limited, manifest)
+    path = root / "complete" / run.results_file.name
+    path.parent.mkdir()
+    path.write_bytes(dump(data))
+    return {"file": path, "data": data, "limited": limited,
             "samples": {task: next(p for p in run.samples_files if p.name.startswith(f"samples_{task}_"))
                         for task in TASKS}}
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "lb")
+def store(tmp_path: Path, board_tasks: Path) -> Store:
+    return Store(tmp_path / "lb", tasks_dir=board_tasks)
+
+
+def both(real: dict[str, Any]) -> list[Path]:
+    return list(real["samples"].values())
 
 
 def meta(real: dict[str, Any], **changes: Any) -> dict[str, Any]:
@@ -65,58 +86,51 @@ def meta(real: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 
 def variant(real: dict[str, Any], run: int = 0) -> dict[str, Any]:
-    """A copy of the real results dict; ``run`` changes its date, as another run of lm-eval would."""
-    data = copy.deepcopy(real["data"])
-    data["date"] = data["date"] + run
-    return data
+    """A copy of the complete results dict; ``run`` changes its date, as another run of lm-eval would."""
+    return _variant(real["data"], run)
 
 
-def dump(data: dict[str, Any]) -> bytes:
-    return json.dumps(data, indent=2).encode()
+def fab(tmp: Path, real: dict[str, Any], correct: dict[str, list[bool]], run: int = 0, **kw: Any
+        ) -> tuple[Path, list[Path]]:
+    return fabricate(tmp / f"run{run}", real["limited"], real["samples"], correct, run, **kw)
 
 
-def set_score(data: dict[str, Any], task: str, metric: str, value: float, stderr: float, n: int | None = None) -> None:
-    data["results"][task][f"{metric},none"] = value
-    data["results"][task][f"{metric}_stderr,none"] = stderr
-    if n is not None:
-        data["n-samples"][task] = {"original": n, "effective": n}
+def marks(n: int, right: int) -> list[bool]:
+    return [i < right for i in range(n)]
 
 
-def samples_file(folder: Path, real: dict[str, Any], task: str, values: dict[str, list[float]],
-                 hashes: list[str] | None = None) -> Path:
-    """A samples file in lm-eval's layout: the real first row as template, one row per value."""
-    template = json.loads(real["samples"][task].read_text().splitlines()[0])
-    n = len(next(iter(values.values())))
-    rows = []
-    for i in range(n):
-        row = {**template, "doc_id": i, "doc_hash": hashes[i] if hashes else f"doc{i}"}
-        row.update({metric: v[i] for metric, v in values.items()})
-        rows.append(json.dumps(row))
+def doctored(folder: Path, real: dict[str, Any], task: str, edit: Any) -> Path:
+    """A copy of the real samples file of ``task`` with each row passed through ``edit``."""
+    rows = [json.loads(line) for line in real["samples"][task].read_text().splitlines()]
+    for row in rows:
+        edit(row)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"samples_{task}_2026-01-01T00-00-00.000000.jsonl"
-    path.write_text("\n".join(rows) + "\n")
+    path = folder / real["samples"][task].name
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     return path
 
 
 # -- catalog ---------------------------------------------------------------------------------------------------
 
 
-def test_catalog_reads_the_shipped_task_yamls() -> None:
-    tasks = shipped_tasks()
+def test_catalog_reads_the_task_yamls(board_tasks: Path) -> None:
+    tasks = read_tasks(board_tasks)
     assert set(TASKS) <= set(tasks)
     domain, catchline = tasks["locus_domain"], tasks["locus_catchline"]
     assert (domain.version, domain.group, domain.primary, list(domain.metrics)) == (1.0, "locus", "acc",
                                                                                     ["acc", "acc_norm"])
     assert (catchline.primary, list(catchline.metrics)) == ("rougeL", ["exact_match", "rougeL"])
     assert domain.metrics["acc"].binary and not catchline.metrics["rougeL"].binary
-    assert all(metric in RANGES for spec in tasks.values() for metric in spec.metrics)
+    assert domain.problem is None and catchline.process_results == "utils.score_catchline"
+    # every metric a shipped task reports is registered (its range and how it is recomputed)
+    assert not [spec.problem for spec in shipped_tasks().values() if "unknown metric" in (spec.problem or "")]
 
 
 # -- a real submission -----------------------------------------------------------------------------------------
 
 
 def test_real_results_and_samples_are_stored(store: Store, real: dict[str, Any]) -> None:
-    entry = store.submit(real["file"], meta(real), list(real["samples"].values()))
+    entry = store.submit(real["file"], meta(real), both(real))
     assert entry.status == "VALID", entry.reason
     assert entry.results_sha256 == hashlib.sha256(real["file"].read_bytes()).hexdigest()
     for path in [real["file"], *real["samples"].values()]:  # raw files kept content-addressed
@@ -124,10 +138,11 @@ def test_real_results_and_samples_are_stored(store: Store, real: dict[str, Any])
         assert store.file_path(sha).read_bytes() == path.read_bytes()
         assert store.file_path(sha) == store.root / "files" / sha[:2] / sha
     scores = store.scores().to_pylist()
-    assert {(r["task"], r["metric"]) for r in scores} == {(t, m) for t in TASKS for m in shipped_tasks()[t].metrics}
-    for row in scores:
+    assert {(r["task"], r["metric"]) for r in scores} == {(t, m) for t in TASKS for m in store.tasks[t].metrics}
+    for row in scores:  # recomputed from the samples: lm-eval's numbers
         task = real["data"]["results"][row["task"]]
-        assert row["value"] == task[f"{row['metric']},none"] and row["stderr"] == task[f"{row['metric']}_stderr,none"]
+        assert math.isclose(row["value"], task[f"{row['metric']},none"], abs_tol=1e-9)
+        assert math.isclose(row["stderr"], task[f"{row['metric']}_stderr,none"], abs_tol=1e-9)
         assert row["n"] == 2 and row["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
         per_doc = store.sample_scores(entry.id, row["task"], row["metric"])
         assert len(per_doc) == 2 and math.isclose(sum(per_doc.values()) / 2, row["value"])
@@ -137,13 +152,15 @@ def test_real_results_and_samples_are_stored(store: Store, real: dict[str, Any])
     assert [s for (s,) in history] == ["PENDING", "VALID"]
 
 
-def test_scores_cache_follows_writes_from_any_store_object(tmp_path: Path, real: dict[str, Any]) -> None:
-    reader, writer = Store(tmp_path / "lb"), Store(tmp_path / "lb")
+def test_scores_cache_follows_writes_from_any_store_object(tmp_path: Path, real: dict[str, Any],
+                                                           board_tasks: Path) -> None:
+    reader, writer = Store(tmp_path / "lb", tasks_dir=board_tasks), Store(tmp_path / "lb", tasks_dir=board_tasks)
     assert reader.scores().num_rows == 0
-    writer.submit(real["file"], meta(real))
+    assert writer.submit(real["file"], meta(real), both(real)).status == "VALID"
     first = reader.scores()
     assert first.num_rows == 4 and reader.scores() is first  # unchanged store: no second read
-    writer.submit(dump(variant(real, 1)), meta(real, model_id="org/other"))
+    results, samples = fab(tmp_path, real, {"locus_domain": [True, False], "locus_catchline": [False, True]}, 1)
+    assert writer.submit(results, meta(real, model_id="org/other"), samples).status == "VALID"
     assert reader.scores().num_rows == 8 and reader.scores(fresh=True).num_rows == 8
 
 
@@ -152,6 +169,11 @@ def test_scores_cache_follows_writes_from_any_store_object(tmp_path: Path, real:
 
 def _foreign_task(data: dict) -> None:
     data["results"]["mmlu"] = dict(data["results"]["locus_domain"], name="mmlu", alias="mmlu")
+
+
+def _foreign_group(data: dict) -> None:
+    data["group_subtasks"] = {"mmlu": ["locus_domain"]}
+    data["results"]["mmlu"] = {"alias": "mmlu", "acc,none": 0.5}
 
 
 def _drop(path: str) -> Any:
@@ -181,10 +203,9 @@ REJECTIONS = [
     ("out of range", _put("results/locus_domain/acc,none", 1.5), "results.locus_domain.acc,none", "outside"),
     ("negative", _put("results/locus_catchline/rougeL,none", -0.1), "results.locus_catchline.rougeL,none",
      "outside"),
-    ("missing stderr", _drop("results/locus_domain/acc_stderr,none"), "results.locus_domain.acc_stderr,none",
-     "missing"),
-    ("N/A stderr", _put("results/locus_domain/acc_stderr,none", "N/A"), "results.locus_domain.acc_stderr,none",
-     "missing"),
+    ("more than counted", _put("n-samples/locus_domain", {"original": 2, "effective": 3}),
+     "n-samples.locus_domain.effective", "3 is not between 1 and 2"),
+    ("foreign group", _foreign_group, "results.mmlu", "not a group of this benchmark"),
     ("missing metric", _drop("results/locus_catchline/rougeL,none"), "results.locus_catchline.rougeL,none",
      "missing"),
     ("foreign metric", _put("results/locus_domain/f1,none", 0.5), "results.locus_domain.f1,none", "not a metric"),
@@ -210,36 +231,36 @@ def test_each_results_problem_is_rejected_by_name(store: Store, real: dict[str, 
                                                   reason: str) -> None:
     data = variant(real)
     edit(data)
-    entry = store.submit(dump(data), meta(real, submitter="mallory"))
+    entry = store.submit(dump(data), meta(real, submitter="mallory"), both(real))
     assert entry.status == "REJECTED"
     assert f"{field}: " in entry.reason and reason in entry.reason, entry.reason
     assert store.entries(submitter="mallory") == [entry]  # kept, visible to its submitter
     assert store.entries(include_rejected=False) == [] and store.scores().num_rows == 0
 
 
-def test_validate_results_lists_every_problem(real: dict[str, Any]) -> None:
+def test_validate_results_lists_every_problem(real: dict[str, Any], board_tasks: Path) -> None:
+    tasks = read_tasks(board_tasks)
     data = variant(real)
     data["results"]["locus_domain"]["acc,none"] = math.nan
     del data["lm_eval_version"]
     with pytest.raises(SubmissionRejected) as caught:
-        validate_results(data, shipped_tasks())
+        validate_results(data, tasks)
     fields = [field for field, _ in caught.value.problems]
     assert fields == ["results.locus_domain.acc,none", "lm_eval_version"]
     assert "results.locus_domain.acc,none: not finite" in str(caught.value)
-    ok = validate_results(real["data"], shipped_tasks())
+    ok = validate_results(real["data"], tasks)
     assert ok.task_versions == {"locus_catchline": 1.0, "locus_domain": 1.0} and ok.lm_eval_version == "0.4.13"
-    assert "pretrained" not in ok.config["model_args"] and ok.config["limit"] == 2
-    # lm-eval writes N/A as the stderr of a custom (!function) aggregation: allowed, except on the ranked metric
-    tasks = shipped_tasks()
-    domain = tasks["locus_domain"]
-    tasks["locus_domain"] = dataclasses.replace(domain, metrics={
-        **domain.metrics, "acc_norm": dataclasses.replace(domain.metrics["acc_norm"], custom_aggregation=True)})
+    assert "pretrained" not in ok.config["model_args"] and ok.config["limit"] is None and not ok.unranked
+    limited = validate_results(real["limited"], tasks)  # valid, but not the standard run
+    assert limited.config["limit"] == 2 and "run with --limit 2" in limited.unranked["locus_domain"]
+    # the stderr is recomputed from the samples: lm-eval's N/A (bootstrap_iters=0) is no problem
     data = variant(real)
-    data["results"]["locus_domain"]["acc_norm_stderr,none"] = "N/A"
-    assert validate_results(data, tasks).tasks["locus_domain"].metrics["acc_norm"][1] is None
     data["results"]["locus_domain"]["acc_stderr,none"] = "N/A"
-    with pytest.raises(SubmissionRejected, match="acc_stderr,none: missing"):
-        validate_results(data, tasks)
+    assert validate_results(data, tasks).tasks["locus_domain"].metrics["acc"][1] is None
+    # shipped tasks without a protocol cannot be submitted: the reason names the YAML
+    bare = protocol_tasks(board_tasks.parent / "bare", protocols={})
+    with pytest.raises(SubmissionRejected, match=r"tasks.locus_domain: cannot be ranked: .*no metadata.protocol"):
+        validate_results(real["data"], read_tasks(bare))
 
 
 @pytest.mark.parametrize("field, value, reason", [
@@ -250,34 +271,38 @@ def test_validate_results_lists_every_problem(real: dict[str, Any]) -> None:
 ])
 def test_bad_metadata_is_rejected_and_kept(store: Store, real: dict[str, Any], field: str, value: Any,
                                            reason: str) -> None:
-    entry = store.submit(real["file"], meta(real, **{field: value}))
+    entry = store.submit(real["file"], meta(real, **{field: value}), both(real))
     assert entry.status == "REJECTED" and f"{field}: " in entry.reason and reason in entry.reason, entry.reason
     assert store.entry(entry.id) == entry
     assert "<" not in str(store.entry(entry.id))
 
 
-def test_oversize_files_are_rejected_and_not_kept(tmp_path: Path, real: dict[str, Any]) -> None:
+def test_oversize_files_are_rejected_and_not_kept(tmp_path: Path, real: dict[str, Any], board_tasks: Path) -> None:
     size = real["file"].stat().st_size
-    small = Store(tmp_path / "lb", limits=Limits(results_bytes=size - 1, samples_bytes=100))
-    entry = small.submit(real["file"], meta(real))
+    small = Store(tmp_path / "lb", tasks_dir=board_tasks, limits=Limits(results_bytes=size - 1, samples_bytes=100))
+    entry = small.submit(real["file"], meta(real), both(real))
     assert entry.status == "REJECTED" and f"results: file is {size:,} bytes, over the limit of {size - 1:,}" \
         in entry.reason
-    assert entry.results_sha256 == "" and not (small.root / "files").exists()
-    small = Store(tmp_path / "lb2", limits=Limits(samples_bytes=100))
-    entry = small.submit(real["file"], meta(real), [real["samples"]["locus_domain"]])
+    assert entry.results_sha256 == "" and not (small.root / "files" / hashlib.sha256(
+        real["file"].read_bytes()).hexdigest()[:2] / hashlib.sha256(real["file"].read_bytes()).hexdigest()).exists()
+    small = Store(tmp_path / "lb2", tasks_dir=board_tasks, limits=Limits(samples_bytes=100))
+    entry = small.submit(real["file"], meta(real), both(real))
     assert entry.status == "REJECTED" and f"samples.{real['samples']['locus_domain'].name}: file is" in entry.reason
 
 
 def test_not_json_and_wrong_samples_are_rejected(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
     assert "results: not a JSON file" in store.submit(b"<html>", meta(real)).reason
     assert "not an lm-eval results object" in store.submit(b"[1, 2]", meta(real)).reason
-    # per-document values that do not average to the reported score
-    doctored = samples_file(tmp_path / "a", real, "locus_domain", {"acc": [1.0, 1.0], "acc_norm": [1.0, 1.0]})
+    # results that the samples do not reproduce
     data = variant(real, 1)
-    set_score(data, "locus_domain", "acc", 0.0, 0.0)
-    set_score(data, "locus_domain", "acc_norm", 0.0, 0.0)
-    entry = store.submit(dump(data), meta(real, model_id="org/doctored"), [doctored])
-    assert entry.status == "REJECTED" and "per-document mean 1 differs from the results file's 0" in entry.reason
+    data["results"]["locus_domain"]["acc,none"] = 1.0 - data["results"]["locus_domain"]["acc,none"]
+    entry = store.submit(dump(data), meta(real, model_id="org/doctored"), both(real))
+    assert entry.status == "REJECTED" and "locus_domain_" in entry.reason and "acc: recomputed from the samples" \
+        in entry.reason
+    # no samples file: the board cannot recompute the scores
+    entry = store.submit(dump(variant(real, 4)), meta(real, model_id="org/nosamples"))
+    assert entry.status == "REJECTED" and "samples.locus_catchline: missing: every task needs its samples file" \
+        in entry.reason
     # a samples file of a task that is not in the results file
     renamed = tmp_path / "samples_locus_other_2026-01-01T00-00-00.000000.jsonl"
     renamed.write_bytes(real["samples"]["locus_domain"].read_bytes())
@@ -288,21 +313,23 @@ def test_not_json_and_wrong_samples_are_rejected(store: Store, real: dict[str, A
     twice = tmp_path / "b" / real["samples"]["locus_domain"].name
     twice.parent.mkdir()
     twice.write_text(lines[0] + "\n" + lines[0] + "\n")
-    entry = store.submit(dump(variant(real, 3)), meta(real, model_id="org/twice"), [twice])
-    assert entry.status == "REJECTED" and ".doc_id: 0 is not a new" in entry.reason
+    entry = store.submit(dump(variant(real, 3)), meta(real, model_id="org/twice"),
+                         [twice, real["samples"]["locus_catchline"]])
+    assert entry.status == "REJECTED" and "document 0 appears twice" in entry.reason
 
 
 def test_markup_is_stripped_before_storing(store: Store, real: dict[str, Any]) -> None:
     entry = store.submit(real["file"], meta(
         real, model_id="<script>alert('x')</script>HuggingFaceTB/<b>SmolLM2-135M-Instruct</b>",
-        license='<img src=x onerror="alert(1)">apache-2.0', submitter="[bob](javascript:alert(1)) &lt;i&gt;"))
+        license='<img src=x onerror="alert(1)">apache-2.0', submitter="[bob](javascript:alert(1)) &lt;i&gt;"),
+        both(real))
     assert entry.status == "VALID", entry.reason
     stored = store.entry(entry.id)
     assert (stored.model_id, stored.license, stored.submitter) == ("HuggingFaceTB/SmolLM2-135M-Instruct",
                                                                    "apache-2.0", "bob")
     assert store.scores()["model_id"].to_pylist()[0] == "HuggingFaceTB/SmolLM2-135M-Instruct"
     # all-markup text leaves nothing: rejected, and what is kept holds no markup either
-    entry = store.submit(dump(variant(real, 1)), meta(real, model_id="<script>alert(1)</script>"))
+    entry = store.submit(dump(variant(real, 1)), meta(real, model_id="<script>alert(1)</script>"), both(real))
     assert entry.status == "REJECTED" and entry.model_id == "" and "model_id: " in entry.reason
 
 
@@ -324,27 +351,30 @@ def test_clean_text(text: str, clean: str) -> None:
 
 
 def test_duplicates_are_answered_with_the_existing_entry(store: Store, real: dict[str, Any]) -> None:
-    first = store.submit(real["file"], meta(real))
-    again = store.submit(real["file"], meta(real, submitter="bob"))
+    first = store.submit(real["file"], meta(real), both(real))
+    again = store.submit(real["file"], meta(real, submitter="bob"), both(real))
     assert (again.id, again.duplicate_of, again.is_duplicate, again.status) == (first.id, first.id, True, "VALID")
     # another run of the same evaluation, a short sha, another case: the same key
     short = store.submit(dump(variant(real, 5)),
-                         meta(real, revision=REVISION[:7], model_id="huggingfacetb/smollm2-135m-instruct"))
+                         meta(real, revision=REVISION[:7], model_id="huggingfacetb/smollm2-135m-instruct"), both(real))
     assert short.duplicate_of == first.id
     assert [e.id for e in store.entries()] == [first.id] and store.duplicates().num_rows == 2
-    # another evaluation config is another entry; the same file for another model is refused
+    # another evaluation config is another entry (not ranked: 3-shot is not the protocol's 0-shot)
     fewshot = variant(real, 6)
     fewshot["n-shot"]["locus_domain"] = 3
-    assert store.submit(dump(fewshot), meta(real)).duplicate_of is None
-    other = store.submit(real["file"], meta(real, model_id="someone/else"))
+    other_config = store.submit(dump(fewshot), meta(real), both(real))
+    assert other_config.duplicate_of is None and other_config.status == "UNRANKED"
+    assert "locus_domain: 3-shot instead of 0-shot" in other_config.reason
+    # the same file for another model is refused
+    other = store.submit(real["file"], meta(real, model_id="someone/else"), both(real))
     assert other.status == "REJECTED" and f"already submitted as #{first.id}" in other.reason
     assert len(store.entries(include_rejected=False)) == 2
 
 
 def test_submit_many_dedupes_within_the_batch(store: Store, real: dict[str, Any]) -> None:
     one, two = dump(variant(real, 1)), dump(variant(real, 2))
-    entries = store.submit_many([(one, meta(real), []), (two, meta(real), []), (b"{}", meta(real), []),
-                                 (one, meta(real, model_id="org/b"), [])])
+    entries = store.submit_many([(one, meta(real), both(real)), (two, meta(real), both(real)),
+                                 (b"{}", meta(real), []), (one, meta(real, model_id="org/b"), both(real))])
     assert [(e.id, e.status, e.duplicate_of) for e in entries] == [
         (1, "VALID", None), (1, "VALID", 1), (2, "REJECTED", None), (3, "REJECTED", None)]
     assert "already submitted as #1" in entries[3].reason and len(store.entries()) == 3
@@ -352,10 +382,10 @@ def test_submit_many_dedupes_within_the_batch(store: Store, real: dict[str, Any]
 
 def test_rejected_entries_do_not_block_a_corrected_resubmission(store: Store, real: dict[str, Any],
                                                                 tmp_path: Path) -> None:
-    wrong = samples_file(tmp_path, real, "locus_domain", {"acc": [0.0, 0.0], "acc_norm": [0.0, 0.0]})
-    rejected = store.submit(real["file"], meta(real, submitter="carol"), [wrong])
-    assert rejected.status == "REJECTED"
-    fixed = store.submit(real["file"], meta(real, submitter="carol"), [real["samples"]["locus_domain"]])
+    wrong = doctored(tmp_path, real, "locus_domain", lambda row: row.update(acc=1.0 - row["acc"]))
+    rejected = store.submit(real["file"], meta(real, submitter="carol"), [wrong, real["samples"]["locus_catchline"]])
+    assert rejected.status == "REJECTED" and "but the document's responses score" in rejected.reason
+    fixed = store.submit(real["file"], meta(real, submitter="carol"), both(real))
     assert fixed.status == "VALID" and fixed.id != rejected.id and fixed.duplicate_of is None
     assert [e.status for e in store.entries(submitter="carol")] == ["VALID", "REJECTED"]
     assert [e.id for e in store.entries(include_rejected=False)] == [fixed.id]
@@ -368,11 +398,11 @@ def test_a_submission_interrupted_after_storing_stays_pending(store: Store, real
 
     monkeypatch.setattr(Store, "_check_samples", crash)
     with pytest.raises(RuntimeError):
-        store.submit(real["file"], meta(real), list(real["samples"].values()))
+        store.submit(real["file"], meta(real), both(real))
     monkeypatch.undo()
     (pending,) = store.entries()
     assert pending.status == "PENDING"
-    assert store.submit(real["file"], meta(real)).duplicate_of == pending.id  # not stored twice meanwhile
+    assert store.submit(real["file"], meta(real), both(real)).duplicate_of == pending.id  # not stored twice
     done = store.revalidate(pending.id)
     assert done.status == "VALID" and store.scores().num_rows == 4
     assert len(store.sample_scores(pending.id, "locus_domain", "acc")) == 2
@@ -383,25 +413,25 @@ def test_a_submission_interrupted_after_storing_stays_pending(store: Store, real
 PROCESSES, PER_PROCESS, THREADS = 4, 25, 3
 
 
-def _submit_jobs(root: str, jobs: list[tuple[str, str, dict]]) -> list[tuple[str, int, int | None, str]]:
+def _submit_jobs(root: str, tasks_dir: str, jobs: list[tuple[str, str, dict, list[str]]]
+                 ) -> list[tuple[str, int, int | None, str]]:
     """Worker process: submit ``jobs`` from a few threads at once."""
-    store = Store(root)
+    store = Store(root, tasks_dir=Path(tasks_dir))
     with ThreadPoolExecutor(THREADS) as pool:
-        entries = list(pool.map(lambda job: (job[0], store.submit(Path(job[1]), job[2])), jobs))
+        entries = list(pool.map(lambda job: (job[0], store.submit(Path(job[1]), job[2], [Path(p) for p in job[3]])),
+                                jobs))
     return [(label, e.id, e.duplicate_of, e.status) for label, e in entries]
 
 
-def test_concurrent_submissions_are_stored_exactly_once(tmp_path: Path, real: dict[str, Any]) -> None:
-    folder = tmp_path / "incoming"
-    folder.mkdir()
+def test_concurrent_submissions_are_stored_exactly_once(tmp_path: Path, real: dict[str, Any],
+                                                        board_tasks: Path) -> None:
     distinct = []
     for i in range(PROCESSES * PER_PROCESS):
-        data = variant(real, i)
-        set_score(data, "locus_domain", "acc", (i % 11) / 10, 0.1)
-        path = folder / f"results_{i}.json"
-        path.write_bytes(dump(data))
-        distinct.append((f"m{i}", str(path), meta(real, model_id=f"org/model-{i}", submitter=f"p{i % PROCESSES}")))
-    jobs: list[list[tuple[str, str, dict]]] = [[] for _ in range(PROCESSES)]
+        results, samples = fab(tmp_path / "incoming", real, {"locus_domain": [i % 2 == 0, i % 3 == 0],
+                                                             "locus_catchline": [i % 5 == 0, True]}, i)
+        distinct.append((f"m{i}", str(results), meta(real, model_id=f"org/model-{i}", submitter=f"p{i % PROCESSES}"),
+                         [str(p) for p in samples]))
+    jobs: list[list[tuple[str, str, dict, list[str]]]] = [[] for _ in range(PROCESSES)]
     for i, job in enumerate(distinct):
         p = i % PROCESSES
         jobs[p].append(job)
@@ -409,14 +439,15 @@ def test_concurrent_submissions_are_stored_exactly_once(tmp_path: Path, real: di
             jobs[(p + 1) % PROCESSES].append(job)
             jobs[p].append(job)
     with multiprocessing.get_context("spawn").Pool(PROCESSES) as pool:
-        answers = [a for part in pool.starmap(_submit_jobs, [(str(tmp_path / "lb"), j) for j in jobs]) for a in part]
+        answers = [a for part in pool.starmap(_submit_jobs, [(str(tmp_path / "lb"), str(board_tasks), j)
+                                                              for j in jobs]) for a in part]
     assert len(answers) == sum(map(len, jobs)) == 100 + 20
 
-    store = Store(tmp_path / "lb")
+    store = Store(tmp_path / "lb", tasks_dir=board_tasks)
     entries = store.entries()
-    assert len(entries) == len(distinct) and all(e.status == "VALID" for e in entries)
+    assert len(entries) == len(distinct) and all(e.status == "VALID" for e in entries), entries[0].reason
     assert Counter(e.model_id for e in entries) == Counter(f"org/model-{i}" for i in range(len(distinct)))
-    ids = {label: {i for lab, i, _, _ in answers if lab == label} for label, _, _ in distinct}
+    ids = {label: {i for lab, i, _, _ in answers if lab == label} for label, _, _, _ in distinct}
     assert all(len(found) == 1 for found in ids.values())  # every answer for a submission names one entry
     assert {e.id: e.model_id for e in entries} == {next(iter(ids[f"m{i}"])): f"org/model-{i}"
                                                    for i in range(len(distinct))}
@@ -455,13 +486,13 @@ def test_rank_ranges_by_hand() -> None:
         rank_ranges(np.array([0.5]), np.array([0.4]))
 
 
-def test_leaderboard_intervals_and_overall_by_hand(store: Store, real: dict[str, Any]) -> None:
-    cases = {"org/a": (0.80, 0.040, 0.50, 0.10), "org/b": (0.70, 0.046, 0.45, 0.10), "org/c": (0.30, 0.046, 0.10, 0.05)}
-    for i, (model, (acc, acc_se, rouge, rouge_se)) in enumerate(cases.items()):
-        data = variant(real, i)
-        set_score(data, "locus_domain", "acc", acc, acc_se, n=100)
-        set_score(data, "locus_catchline", "rougeL", rouge, rouge_se, n=100)
-        assert store.submit(dump(data), meta(real, model_id=model)).status == "VALID"
+def test_leaderboard_intervals_and_overall_by_hand(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
+    cases = {"org/a": (80, 50), "org/b": (70, 45), "org/c": (30, 10)}  # correct of 100: domain, catchline
+    for i, (model, (acc, rouge)) in enumerate(cases.items()):
+        results, samples = fab(tmp_path, real, {"locus_domain": marks(100, acc), "locus_catchline": marks(100, rouge)},
+                               i)
+        entry = store.submit(results, meta(real, model_id=model), samples)
+        assert entry.status == "VALID", entry.reason
     domain = leaderboard(store, task="locus_domain").to_pylist()
     assert [r["model_id"] for r in domain] == ["org/a", "org/b", "org/c"]
     # Wilson, p=0.8, n=100: center (0.8 + 0.019207) / 1.038415 = 0.788907, half 0.077733
@@ -470,41 +501,47 @@ def test_leaderboard_intervals_and_overall_by_hand(store: Store, real: dict[str,
     # a [0.711, 0.867] and b [0.607, 0.781] overlap; c (~[0.219, 0.396]) lies below both
     assert [(r["rank"], r["rank_best"], r["rank_worst"]) for r in domain] == [(1, 1, 2), (2, 1, 2), (3, 3, 3)]
     catchline = leaderboard(store, task="locus_catchline").to_pylist()
-    # normal interval: 0.5 +- 1.96 * 0.1
-    assert math.isclose(catchline[0]["ci_low"], 0.304004, abs_tol=1e-6)
-    assert math.isclose(catchline[0]["ci_high"], 0.695996, abs_tol=1e-6)
+    # normal interval: 0.5 +- 1.96 * se, se = sqrt(0.25 * 100 / 99 / 100) (the samples' standard error)
+    se = math.sqrt(0.25 * 100 / 99 / 100)
+    assert math.isclose(catchline[0]["stderr"], se)
+    assert math.isclose(catchline[0]["ci_low"], 0.5 - ranking.Z95 * se, abs_tol=1e-9)
+    assert math.isclose(catchline[0]["ci_high"], 0.5 + ranking.Z95 * se, abs_tol=1e-9)
     overall = {r["model_id"]: r for r in leaderboard(store).to_pylist()}
     a = overall["org/a"]
-    # mean (0.8 + 0.5) / 2; se sqrt(max(0.04, 0.077733/1.96)^2 + 0.1^2) / 2 = sqrt(0.04^2 + 0.1^2) / 2
-    assert math.isclose(a["score"], 0.65) and math.isclose(a["stderr"], math.sqrt(0.04**2 + 0.1**2) / 2)
-    assert math.isclose(a["ci_low"], 0.65 - ranking.Z95 * a["stderr"])
+    # normalised: domain between its majority baseline (gold options cycle over 4: 0.25) and 1, catchline
+    # between 0 and 1; se of each scaled alike, Wilson half-width / 1.96 for domain (larger than its stderr)
+    domain_se = max(math.sqrt(0.16 * 100 / 99 / 100), (domain[0]["ci_high"] - domain[0]["ci_low"]) / 2 / ranking.Z95)
+    assert math.isclose(a["score"], ((0.8 - 0.25) / 0.75 + 0.5) / 2)
+    assert math.isclose(a["stderr"], math.sqrt((domain_se / 0.75) ** 2 + se**2) / 2)
+    assert math.isclose(a["ci_low"], a["score"] - ranking.Z95 * a["stderr"])
     assert (a["n"], a["n_tasks"], a["rank"]) == (200, 2, 1)
     assert leaderboard(store, group="locus").to_pylist() == leaderboard(store).to_pylist()
     assert leaderboard(store).column_names == ranking.COLUMNS
-    with pytest.raises(ValueError, match="unknown task"):
+    with pytest.raises(UnknownNameError, match="unknown task"):
         leaderboard(store, task="mmlu")
-    with pytest.raises(ValueError, match="unknown group"):
+    with pytest.raises(UnknownNameError, match="unknown group"):
         leaderboard(store, group="mmlu")
 
 
-def test_lower_is_better_ranks_low_scores_first_and_reflects_in_the_overall(tmp_path: Path,
-                                                                          real: dict[str, Any]) -> None:
-    tasks = shipped_tasks()
+def test_lower_is_better_ranks_low_scores_first_and_reflects_in_the_overall(tmp_path: Path, real: dict[str, Any],
+                                                                          board_tasks: Path) -> None:
+    tasks = read_tasks(board_tasks)
     catchline = tasks["locus_catchline"]
-    tasks["locus_catchline"] = dataclasses.replace(catchline, metrics={
-        **catchline.metrics, "rougeL": dataclasses.replace(catchline.metrics["rougeL"], higher_is_better=False)})
-    store = Store(tmp_path / "lb", tasks={name: tasks[name] for name in TASKS})
-    for i, rouge in enumerate((0.2, 0.6)):
-        data = variant(real, i)
-        set_score(data, "locus_domain", "acc", 0.5, 0.05, n=100)
-        set_score(data, "locus_catchline", "rougeL", rouge, 0.01, n=100)
-        assert store.submit(dump(data), meta(real, model_id=f"org/m{i}")).status == "VALID"
+    tasks["locus_catchline"] = dataclasses.replace(
+        catchline, metrics={**catchline.metrics, "rougeL": dataclasses.replace(catchline.metrics["rougeL"],
+                                                                             higher_is_better=False)},
+        protocol=catchline.protocol.model_copy(update={"higher_is_better": False, "baseline": 1.0}))
+    store = Store(tmp_path / "lb", tasks=tasks, tasks_dir=board_tasks)
+    for i, rouge in enumerate((2, 6)):
+        results, samples = fab(tmp_path, real, {"locus_domain": marks(10, 5), "locus_catchline": marks(10, rouge)}, i)
+        entry = store.submit(results, meta(real, model_id=f"org/m{i}"), samples)
+        assert entry.status == "VALID", entry.reason
     board = leaderboard(store, task="locus_catchline").to_pylist()
-    assert [(r["model_id"], r["score"], r["rank"], r["rank_best"], r["rank_worst"]) for r in board] == [
-        ("org/m0", 0.2, 1, 1, 1), ("org/m1", 0.6, 2, 2, 2)]
+    assert [(r["model_id"], r["score"], r["rank"]) for r in board] == [("org/m0", 0.2, 1), ("org/m1", 0.6, 2)]
     overall = leaderboard(store).to_pylist()
     assert [r["model_id"] for r in overall] == ["org/m0", "org/m1"]
-    assert math.isclose(overall[0]["score"], (0.5 + (1 - 0.2)) / 2)  # rougeL enters as 1 - rougeL
+    majority = 3 / 10  # gold options cycle over 4 in 10 documents: 0, 1, 2, 3, 0, 1, 2, 3, 0, 1
+    assert math.isclose(overall[0]["score"], ((0.5 - majority) / (1 - majority) + (1 - 0.2)) / 2)  # mirrored
 
 
 def test_empty_leaderboard_has_the_columns(store: Store) -> None:
@@ -515,24 +552,15 @@ def test_empty_leaderboard_has_the_columns(store: Store) -> None:
 # -- paired bootstrap ------------------------------------------------------------------------------------------
 
 
-def test_paired_bootstrap_on_real_samples(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
-    a = store.submit(real["file"], meta(real), list(real["samples"].values()))
-    # model b: the same documents, every acc flipped (results consistent with the samples)
-    flipped = [1.0 - v for _, v in sorted(store.sample_scores(a.id, "locus_domain", "acc").items())]
-    lines = [json.loads(line) for line in real["samples"]["locus_domain"].read_text().splitlines()]
-    for row, value in zip(lines, flipped, strict=True):
-        row["acc"] = value
-    path = tmp_path / "b" / real["samples"]["locus_domain"].name
-    path.parent.mkdir()
-    path.write_text("".join(json.dumps(row) + "\n" for row in lines))
-    data = variant(real, 1)
-    set_score(data, "locus_domain", "acc", sum(flipped) / 2, 0.5)
-    b = store.submit(dump(data), meta(real, model_id="org/flipped"), [path])
-    assert b.status == "VALID", b.reason
+def test_paired_bootstrap_on_stored_samples(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
+    results, samples = fab(tmp_path, real, {"locus_domain": [True, False], "locus_catchline": [True, True]}, 0)
+    a = store.submit(results, meta(real), samples)
+    # model b: the same documents, every acc flipped
+    results, samples = fab(tmp_path, real, {"locus_domain": [False, True], "locus_catchline": [True, False]}, 1)
+    b = store.submit(results, meta(real, model_id="org/flipped"), samples)
+    assert (a.status, b.status) == ("VALID", "VALID"), (a.reason, b.reason)
     result = paired_bootstrap(store, a.id, b.id, "locus_domain", n_boot=2000)
-    a_mean = real["data"]["results"]["locus_domain"]["acc,none"]
-    assert result.n_docs == 2 and result.metric == "acc"
-    assert math.isclose(result.mean_diff, a_mean - sum(flipped) / 2)
+    assert result.n_docs == 2 and result.metric == "acc" and result.mean_diff == 0.0
     assert result.ci_low <= result.mean_diff <= result.ci_high and 0 < result.p_value <= 1
     same = paired_bootstrap(store, a.id, a.id, "locus_catchline", "rougeL", n_boot=500)
     assert (same.mean_diff, same.ci_low, same.ci_high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
@@ -545,16 +573,12 @@ def test_paired_bootstrap_on_real_samples(store: Store, real: dict[str, Any], tm
 
 def test_paired_bootstrap_finds_a_clearly_better_model(store: Store, real: dict[str, Any], tmp_path: Path) -> None:
     n, rng = 300, np.random.default_rng(1)
-    better = (rng.random(n) < 0.8).astype(float)
-    worse = np.where(rng.random(n) < 0.5, better, 0.0)  # b loses about half of a's correct answers
+    better = rng.random(n) < 0.8
+    worse = np.where(rng.random(n) < 0.5, better, False)  # b loses about half of a's correct answers
     ids = []
     for i, (model, values) in enumerate((("org/better", better), ("org/worse", worse))):
-        path = samples_file(tmp_path / model, real, "locus_domain", {"acc": list(values), "acc_norm": list(values)})
-        data = variant(real, i)
-        mean, se = float(values.mean()), float(values.std(ddof=1) / math.sqrt(n))
-        set_score(data, "locus_domain", "acc", mean, se, n=n)
-        set_score(data, "locus_domain", "acc_norm", mean, se)
-        entry = store.submit(dump(data), meta(real, model_id=model), [path])
+        results, samples = fab(tmp_path, real, {"locus_domain": values.tolist()}, i)
+        entry = store.submit(results, meta(real, model_id=model), samples)
         assert entry.status == "VALID", entry.reason
         ids.append(entry.id)
     result = paired_bootstrap(store, ids[0], ids[1], "locus_domain", n_boot=5000)
@@ -563,13 +587,15 @@ def test_paired_bootstrap_finds_a_clearly_better_model(store: Store, real: dict[
     assert result.p_value == 1 / 5001  # no resample as far from the observed difference as 0 is
     reverse = paired_bootstrap(store, ids[1], ids[0], "locus_domain", n_boot=5000)
     assert math.isclose(reverse.mean_diff, -result.mean_diff) and reverse.ci_high < 0
-    # documents that differ under the same doc_id (runs on different data) are refused
-    other = samples_file(tmp_path / "other", real, "locus_domain", {"acc": list(better), "acc_norm": list(better)},
-                         hashes=[f"x{i}" for i in range(n)])
-    data = variant(real, 9)
-    set_score(data, "locus_domain", "acc", float(better.mean()), 0.02, n=n)
-    set_score(data, "locus_domain", "acc_norm", float(better.mean()), 0.02)
-    third = store.submit(dump(data), meta(real, model_id="org/otherdata"), [other])
+    # other documents under the same data digest are refused at submission ...
+    results, samples = fab(tmp_path / "other", real, {"locus_domain": better.tolist()}, 9, hashes="x")
+    refused = store.submit(results, meta(real, model_id="org/otherdocs"), samples)
+    assert refused.status == "REJECTED" and f"not the {n} documents of the split" in refused.reason
+    # ... and documents that differ under the same doc_id (runs on other data) are not compared
+    results, samples = fab(tmp_path / "data2", real, {"locus_domain": better.tolist()}, 10, digest="1" * 64,
+                           hashes="x")
+    third = store.submit(results, meta(real, model_id="org/otherdata"), samples)
+    assert third.status == "VALID", third.reason
     with pytest.raises(ValueError, match="different document"):
         paired_bootstrap(store, ids[0], third.id, "locus_domain")
 
@@ -577,7 +603,10 @@ def test_paired_bootstrap_finds_a_clearly_better_model(store: Store, real: dict[
 # -- command line ----------------------------------------------------------------------------------------------
 
 
-def test_submit_and_leaderboard_commands(tmp_path: Path, real: dict[str, Any]) -> None:
+def test_submit_and_leaderboard_commands(tmp_path: Path, real: dict[str, Any], board_tasks: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "shipped_tasks", lambda: read_tasks(board_tasks))
+    monkeypatch.setattr(store_module, "shipped_groups", lambda: {"locus": TASKS})
     app = typer.Typer()
     app.command("submit")(submit_command)
     app.command("leaderboard")(leaderboard_command)
@@ -589,9 +618,9 @@ def test_submit_and_leaderboard_commands(tmp_path: Path, real: dict[str, Any]) -
     result = runner.invoke(app, args + samples, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "VALID submission #1" in result.output  # precision and params read from the results file
-    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    result = runner.invoke(app, args + samples, env={"COLUMNS": "200"})
     assert result.exit_code == 0 and "duplicate of submission #1" in result.output
-    result = runner.invoke(app, [*args[:5], "local", *args[6:]], env={"COLUMNS": "200"})
+    result = runner.invoke(app, [*args[:5], "local", *args[6:]] + samples, env={"COLUMNS": "200"})
     assert result.exit_code == 2 and "REJECTED submission #2" in result.output and "revision: must be" in result.output
     result = runner.invoke(app, ["leaderboard", "--store", root], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
@@ -599,4 +628,6 @@ def test_submit_and_leaderboard_commands(tmp_path: Path, real: dict[str, Any]) -
     result = runner.invoke(app, ["leaderboard", "--store", root, "--task", "locus_domain"], env={"COLUMNS": "200"})
     assert result.exit_code == 0 and "locus_domain (acc" in result.output
     result = runner.invoke(app, ["leaderboard", "--store", root, "--task", "mmlu"])
-    assert isinstance(result.exception, ValueError) and "unknown task 'mmlu'" in str(result.exception)
+    assert isinstance(result.exception, UnknownNameError) and "unknown task 'mmlu'" in str(result.exception)
+
+

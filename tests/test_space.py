@@ -1,4 +1,4 @@
-"""The Space's logic (filters, columns, limits, run settings, SQL), its store wiring, the app and its deployment."""
+"""The Space's tabs (filters, columns, limits, run settings, SQL), its store wiring, the app and its deployment."""
 
 from __future__ import annotations
 
@@ -24,13 +24,27 @@ import yaml
 from neurips26.corpora.locus.build import build as build_locus
 from neurips26.leaderboard.catalog import shipped_tasks
 from neurips26.leaderboard.store import Store
-from neurips26.space import app, logic
+from neurips26.space import app, boards, dataset_sql, model_page, submitting
 from neurips26.space.bundle import bundle
 from neurips26.space.serve import serve
 from typer.testing import CliRunner
 
+from neurips26.errors import UserError
+from tests.board_fixtures import protocol_tasks, real_run
+
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "org/model-7b"
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real lm-eval run made complete (see ``tests.board_fixtures.real_run``)."""
+    return real_run(tmp_path_factory.mktemp("space_eval"))
+
+
+@pytest.fixture(scope="module")
+def board_tasks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return protocol_tasks(tmp_path_factory.mktemp("space_tasks"))
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -39,7 +53,7 @@ def board(*rows: dict[str, Any]) -> pl.DataFrame:
     base = {"model_id": "org/m", "revision": REVISION, "precision": "bfloat16", "params": 7_000_000_000,
             "license": "apache-2.0", "model_type": "pretrained", "submission_id": 1, "score": 0.5, "stderr": 0.05,
             "ci_low": 0.4, "ci_high": 0.6, "rank": 1, "rank_best": 1, "rank_worst": 1, "n": 100}
-    return pl.DataFrame([{**base, **row} for row in rows], schema=logic.BOARD_SCHEMA)
+    return pl.DataFrame([{**base, **row} for row in rows], schema=boards.BOARD_SCHEMA)
 
 
 SAMPLE = board(
@@ -59,26 +73,26 @@ SAMPLE = board(
 
 
 @pytest.mark.parametrize(("filters", "expected"), [
-    (logic.Filters(), [1, 2, 3]),
-    (logic.Filters(search="SMALL"), [1]),
-    (logic.Filters(search="small, big"), [1, 3]),
-    (logic.Filters(search="org/"), [1, 2]),
-    (logic.Filters(min_params_b=1.5), [2, 3]),
-    (logic.Filters(max_params_b=1.5), [1, 2]),
-    (logic.Filters(min_params_b=0.1, max_params_b=2), [1, 2]),
-    (logic.Filters(precisions=["int4", "float32"]), [1, 3]),
-    (logic.Filters(precisions=[]), []),
-    (logic.Filters(model_types=["pretrained"]), [2]),
-    (logic.Filters(licenses=["mit", "llama3.1"]), [2, 3]),
-    (logic.Filters(search="org", precisions=["bfloat16"], licenses=["mit"]), [2]),
+    (boards.Filters(), [1, 2, 3]),
+    (boards.Filters(search="SMALL"), [1]),
+    (boards.Filters(search="small, big"), [1, 3]),
+    (boards.Filters(search="org/"), [1, 2]),
+    (boards.Filters(min_params_b=1.5), [2, 3]),
+    (boards.Filters(max_params_b=1.5), [1, 2]),
+    (boards.Filters(min_params_b=0.1, max_params_b=2), [1, 2]),
+    (boards.Filters(precisions=["int4", "float32"]), [1, 3]),
+    (boards.Filters(precisions=[]), []),
+    (boards.Filters(model_types=["pretrained"]), [2]),
+    (boards.Filters(licenses=["mit", "llama3.1"]), [2, 3]),
+    (boards.Filters(search="org", precisions=["bfloat16"], licenses=["mit"]), [2]),
 ])
-def test_filters(filters: logic.Filters, expected: list[int]) -> None:
-    assert sorted(logic.filter_board(SAMPLE, filters)["submission_id"].to_list()) == expected
+def test_filters(filters: boards.Filters, expected: list[int]) -> None:
+    assert sorted(boards.filter_board(SAMPLE, filters)["submission_id"].to_list()) == expected
 
 
 def test_format_board_shows_intervals_rank_ranges_and_task_columns() -> None:
     task_scores = {"task_a": board({"submission_id": 3, "score": 0.71234}), "task_b": board({"submission_id": 1})}
-    frame = logic.format_board(SAMPLE, task_scores)
+    frame = boards.format_board(SAMPLE, task_scores)
     assert frame.columns[:6] == ["Rank", "Rank range", "Model", "Score", "task_a", "task_b"]
     assert frame["Model"].to_list() == ["other/big-70b", "org/mid-1.5b", "org/Small-135M"]  # by rank
     assert frame["Rank range"].to_list() == ["1–2", "1–3", "2–3"]
@@ -86,29 +100,29 @@ def test_format_board_shows_intervals_rank_ranges_and_task_columns() -> None:
     assert frame["Params (B)"].to_list() == [70.0, 1.5, 0.135]
     assert frame["task_a"].to_list() == [0.7123, None, None]
     assert frame["task_b"].to_list() == [None, None, 0.5]
-    assert logic.format_board(logic.empty_board()).height == 0
+    assert boards.format_board(boards.empty_board()).height == 0
 
 
 def test_column_choice_keeps_rank_model_score_and_task_columns() -> None:
-    frame = logic.format_board(SAMPLE, {"task_a": SAMPLE})
-    assert logic.select_columns(frame, []).columns == ["Rank", "Model", "Score", "task_a"]
-    chosen = logic.select_columns(frame, ["License", "95% CI", "unknown"])
+    frame = boards.format_board(SAMPLE, {"task_a": SAMPLE})
+    assert boards.select_columns(frame, []).columns == ["Rank", "Model", "Score", "task_a"]
+    chosen = boards.select_columns(frame, ["License", "95% CI", "unknown"])
     assert chosen.columns == ["Rank", "Model", "Score", "task_a", "95% CI", "License"]
-    assert set(logic.column_types(chosen)) <= {"str", "number"}  # never markdown or html
-    assert logic.column_types(chosen) == ["number", "str", "number", "number", "str", "str"]
+    assert set(boards.column_types(chosen)) <= {"str", "number"}  # never markdown or html
+    assert boards.column_types(chosen) == ["number", "str", "number", "number", "str", "str"]
 
 
 def test_a_clicked_row_leads_to_its_submission() -> None:
-    assert logic.submission_of_row({"Model": "org/mid-1.5b", "Submission": 2}, SAMPLE) == 2
-    assert logic.submission_of_row({"Model": "other/big-70b", "Precision": "int4"}, SAMPLE) == 3
-    assert logic.submission_of_row({"Model": "nobody/none"}, SAMPLE) is None
+    assert boards.submission_of_row({"Model": "org/mid-1.5b", "Submission": 2}, SAMPLE) == 2
+    assert boards.submission_of_row({"Model": "other/big-70b", "Precision": "int4"}, SAMPLE) == 3
+    assert boards.submission_of_row({"Model": "nobody/none"}, SAMPLE) is None
 
 
 def test_score_plot_draws_points_or_says_there_are_none() -> None:
-    fig = logic.score_plot(SAMPLE, "Overall $x$")
+    fig = boards.score_plot(SAMPLE, "Overall $x$")
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and len(ax.texts) == 3
-    assert logic.score_plot(logic.empty_board(), "Overall").axes[0].texts[0].get_text() == "No submissions to plot"
+    assert boards.score_plot(boards.empty_board(), "Overall").axes[0].texts[0].get_text() == "No submissions to plot"
 
 
 # -- submitting --------------------------------------------------------------------------------------------------
@@ -119,13 +133,13 @@ def test_score_plot_draws_points_or_says_there_are_none() -> None:
     (" 70 B ", 70_000_000_000), ("2k", 2000), (7, 7),
 ])
 def test_parse_params(text: Any, count: int) -> None:
-    assert logic.parse_params(text) == count
+    assert submitting.parse_params(text) == count
 
 
 @pytest.mark.parametrize("text", ["", "lots", "7 GB", "-5", None])
 def test_parse_params_refuses(text: Any) -> None:
     with pytest.raises(ValueError, match="is not a count"):
-        logic.parse_params(text)
+        submitting.parse_params(text)
 
 
 def test_daily_limit_counts_the_submitters_utc_day() -> None:
@@ -134,15 +148,15 @@ def test_daily_limit_counts_the_submitters_utc_day() -> None:
                SimpleNamespace(submitter="alice", submitted_at="2026-05-02T00:05:00"),  # naive ISO is UTC
                SimpleNamespace(submitter="alice", submitted_at=now - timedelta(hours=1)),  # yesterday (UTC)
                SimpleNamespace(submitter="bob", submitted_at=now)]
-    assert logic.submissions_on(entries, "alice", now.date()) == 2
-    assert logic.limit_reached(entries, "alice", 3, now) is None
-    assert logic.limit_reached(entries, "alice", None, now) is None
-    refused = logic.limit_reached(entries, "alice", 2, now)
+    assert submitting.submissions_on(entries, "alice", now.date()) == 2
+    assert submitting.limit_reached(entries, "alice", 3, now) is None
+    assert submitting.limit_reached(entries, "alice", None, now) is None
+    refused = submitting.limit_reached(entries, "alice", 2, now)
     assert refused is not None and refused.startswith("LIMIT:") and "daily limit is 2" in refused
-    assert logic.limit_reached(entries, "bob", 2, now) is None
+    assert submitting.limit_reached(entries, "bob", 2, now) is None
     later = datetime(2026, 5, 2, 1, 0, tzinfo=timezone(timedelta(hours=2)))  # 2026-05-01 23:00 UTC
-    assert logic.submissions_on(entries, "alice", logic.as_utc(later).date()) == 1
-    assert logic.limit_reached(entries, "alice", 1, later) is not None
+    assert submitting.submissions_on(entries, "alice", submitting.as_utc(later).date()) == 1
+    assert submitting.limit_reached(entries, "alice", 1, later) is not None
 
 
 def results_file(value: float = 0.5, **changes: Any) -> dict[str, Any]:
@@ -172,17 +186,18 @@ def results_file(value: float = 0.5, **changes: Any) -> dict[str, Any]:
 
 
 def test_prefill_reads_what_lm_eval_recorded() -> None:
-    assert logic.prefill(results_file()) == {"revision": REVISION, "precision": "bfloat16", "params": 7_000_000_000}
+    assert submitting.prefill(results_file()) == {"revision": REVISION, "precision": "bfloat16",
+                                                  "params": 7_000_000_000}
     hub = results_file(config={"model_args": {"pretrained": "org/name", "revision": "abc1234"}})
-    assert logic.prefill(hub) == {"model_id": "org/name", "revision": "abc1234"}
-    assert logic.prefill({}) == {}
+    assert submitting.prefill(hub) == {"model_id": "org/name", "revision": "abc1234"}
+    assert submitting.prefill({}) == {}
 
 
 def test_run_settings_and_reproduce_command() -> None:
     task = sorted(shipped_tasks())[0]
     data = results_file()
     data["configs"][task]["generation_kwargs"] = {"until": ["\n"], "max_gen_toks": 32}
-    settings = {(r["scope"], r["setting"]): r["value"] for r in logic.run_settings(data).to_dicts()}
+    settings = {(r["scope"], r["setting"]): r["value"] for r in model_page.run_settings(data).to_dicts()}
     assert settings[("run", "lm_eval_version")] == "0.4.13"
     assert settings[("run", "date")] == "2026-04-24 03:06:40 UTC"
     assert settings[("chat", "chat template applied")] == "true"
@@ -191,7 +206,7 @@ def test_run_settings_and_reproduce_command() -> None:
     assert settings[(task, "generation_kwargs")] == '{"max_gen_toks": 32, "until": ["\\n"]}'
     assert settings[(task, "samples (effective of original)")] == "20 of 40"
     assert ("run", "limit") not in settings  # unset values are left out
-    lines = logic.reproduce_command(data, MODEL, REVISION).split(" \\\n  ")
+    lines = model_page.reproduce_command(data, MODEL, REVISION).split(" \\\n  ")
     assert lines[:3] == ["lm_eval run", '--include_path "$(neurips26 tasks --path)"',
                          f"--tasks {','.join(sorted(shipped_tasks()))}"]
     assert f"--model_args pretrained={MODEL},dtype=bfloat16,trust_remote_code=True,revision={REVISION}" in lines
@@ -200,52 +215,68 @@ def test_run_settings_and_reproduce_command() -> None:
         assert line in lines
     assert not any(line.startswith("--limit") for line in lines)
     data["n-shot"][task] = 0
-    command = logic.reproduce_command(data, MODEL, REVISION)
+    command = model_page.reproduce_command(data, MODEL, REVISION)
     assert "--num_fewshot" not in command and command.endswith("run each task on its own")
 
 
-def test_submit_through_the_store(tmp_path: Path) -> None:
-    store = Store(tmp_path / "store")
-    good, nan = tmp_path / "results_good.json", tmp_path / "results_nan.json"
-    good.write_text(json.dumps(results_file()))
-    task = sorted(shipped_tasks())[0]
-    broken = results_file()
-    broken["results"][task][f"{shipped_tasks()[task].primary},none"] = math.nan
+def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_tasks: Path) -> None:
+    store = Store(tmp_path / "store", tasks_dir=board_tasks)
+    good, nan = real["file"], tmp_path / "results_nan.json"
+    samples = list(real["samples"].values())
+    broken = json.loads(good.read_text())
+    broken["results"]["locus_domain"]["acc,none"] = math.nan
     nan.write_text(json.dumps(broken))
-    fields = [MODEL, REVISION[:7], "bfloat16", "7B", "pretrained", "apache-2.0"]
+    fields = [MODEL, REVISION[:7], "float32", "135M", "instruction-tuned", "apache-2.0"]
 
-    text, entry = logic.submit(store, "alice", 2, good, [], *fields)
-    assert text == f"VALID: {MODEL} @ 0123456 (bfloat16) is accepted as submission #1 and is now on the leaderboard."
+    text, entry = submitting.submit(store, "alice", 3, good, samples, *fields)
+    assert text == f"VALID: {MODEL} @ 0123456 (float32) is accepted as submission #1 and is now on the leaderboard."
     assert entry.status == "VALID"
-    text, again = logic.submit(store, "alice", 2, good, [], *fields)
+    text, again = submitting.submit(store, "alice", 3, good, samples, *fields)
     assert text.startswith("DUPLICATE: these results were already submitted as #1") and again.id == 1
 
-    text, entry = logic.submit(store, "alice", 2, good, [], "bad id!", "xyz", None, "lots", None, "")
+    text, entry = submitting.submit(store, "alice", 3, good, samples, "bad id!", "xyz", None, "lots", None, "")
     assert entry is None and text.startswith("REJECTED: the metadata is not valid\n")
     for field in ("model_id", "revision", "precision", "params", "license", "model_type"):
         assert f"\n- {field}: " in text
     assert len(store.entries()) == 1  # refused by the form, not stored
 
-    text, entry = logic.submit(store, "alice", 2, nan, [], *fields)
+    text, entry = submitting.submit(store, "alice", 3, nan, samples, *fields)
     assert entry.status == "REJECTED" and text == f"REJECTED: {entry.reason}" and "not finite" in text
-    text, entry = logic.submit(store, "alice", 2, good, [], *fields)
-    assert entry is None and text.startswith("LIMIT: alice has made 2 submission(s) today")
-    assert logic.submit(store, "bob", 2, None, [], *fields) == ("Choose a results file (results_*.json) first.", None)
+    limited = tmp_path / "results_limited.json"
+    limited.write_text(json.dumps(real["limited"]))
+    text, entry = submitting.submit(store, "alice", 3, limited, samples, *fields)  # the same model, run with a limit
+    assert entry.status == "UNRANKED"
+    assert text.startswith("UNRANKED: stored as submission #3 and shown on its model page")
+    assert "run with --limit 2" in text
+    text, entry = submitting.submit(store, "alice", 3, good, samples, *fields)
+    assert entry is None and text.startswith("LIMIT: alice has made 3 submission(s) today")
+    assert submitting.submit(store, "bob", 2, None, [], *fields) == ("Choose a results file (results_*.json) first.",
+                                                                     None)
 
-    groups = logic.task_groups(shipped_tasks())
-    boards, unranked = logic.load_boards(store, groups)
-    assert set(boards) == {logic.OVERALL, *groups, *shipped_tasks()}
-    ranked = {name for name, board in boards.items() if board["model_id"].to_list() == [MODEL]}
-    assert ranked | {problem.split(":")[0] for problem in unranked} == set(boards)
-    assert logic.licenses_of(boards) == ["apache-2.0"]
-    assert logic.submission_choices(store.entries()) == [(f"{MODEL} @ 0123456 · bfloat16 · #1", 1)]
-    page = logic.model_page(store, 1, boards)
+    groups = boards.task_groups(store.tasks)
+    loaded, unranked = boards.load_boards(store, groups)
+    assert set(loaded) == {boards.OVERALL, *groups, *store.tasks}
+    ranked = {name for name, board in loaded.items() if board["model_id"].to_list() == [MODEL]}
+    assert ranked == set(loaded) and not unranked
+    assert boards.licenses_of(loaded) == ["apache-2.0"]
+    assert model_page.submission_choices(store.entries()) == [
+        (f"{MODEL} @ 0123456 · float32 · #1", 1), (f"{MODEL} @ 0123456 · float32 · #3 · unranked", 3)]
+    page = model_page.model_page(store, 1, loaded)
     about = dict(zip(page.about["field"], page.about["value"], strict=True))
-    assert about["model"] == MODEL and about["parameters"] == "7,000,000,000" and about["status"] == "VALID"
-    primary = page.breakdown.filter(pl.col("Task") == task).filter(pl.col("Metric") == shipped_tasks()[task].primary)
-    assert primary["Value"].to_list() == [0.5] and primary["Rank (range)"].to_list() == ["1 (1)"]
-    assert f"pretrained={MODEL}" in page.command and page.chat_template.startswith("{% for m in messages %}")
-    assert logic.model_page(store, 99, boards).about.height == 0
+    assert about["model"] == MODEL and about["parameters"] == "135,000,000" and about["status"] == "VALID"
+    assert about["why not ranked"] == ""
+    primary = page.breakdown.filter(pl.col("Task") == "locus_domain").filter(pl.col("Metric") == "acc")
+    assert primary["Value"].to_list() == [round(real["data"]["results"]["locus_domain"]["acc,none"], 4)]
+    assert primary["Rank (range)"].to_list() == ["1 (1)"]
+    assert f"pretrained={MODEL}" in page.command and page.chat_template == ""
+    unranked_page = model_page.model_page(store, 3, loaded)
+    about = dict(zip(unranked_page.about["field"], unranked_page.about["value"], strict=True))
+    assert about["status"] == "UNRANKED" and "locus_domain: run with --limit 2" in about["why not ranked"]
+    assert unranked_page.breakdown.height == 4 and set(unranked_page.breakdown["Rank (range)"]) == {""}
+    assert model_page.model_page(store, 99, loaded).about.height == 0
+    assert "only submissions with every task in scope are ranked" in boards.overall_text(store)
+    assert boards.protocol_text(store, "locus_domain").startswith(
+        "`locus_domain` v1: ranked by **acc** (higher is better, range [0, 1]) on the test split in full, 0-shot")
 
 
 # -- datasets ----------------------------------------------------------------------------------------------------
@@ -259,30 +290,30 @@ def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_sql_is_read_only_and_capped(data_root: Path) -> None:
-    frame, status = logic.run_sql("SELECT count(*) AS n FROM locus.sections;", data_root)
+    frame, status = dataset_sql.run_sql("SELECT count(*) AS n FROM locus.sections;", data_root)
     assert status == "1 row(s)" and frame["n"][0] > 10
-    frame, status = logic.run_sql("SELECT section_id FROM locus.sections ORDER BY section_id -- sorted", data_root,
-                                  max_rows=5)
+    frame, status = dataset_sql.run_sql("SELECT section_id FROM locus.sections ORDER BY section_id -- sorted",
+                                        data_root, max_rows=5)
     assert status == "showing the first 5 rows" and frame.height == 5
     assert frame["section_id"].to_list() == sorted(frame["section_id"].to_list())
     for sql, message in [("DROP TABLE locus.sections", "only SELECT queries are allowed"),
                          ("SELECT 1; SELECT 2", "exactly one statement"),
                          ("SELECT * FROM read_csv('/etc/passwd')", "error: "),
                          ("SELECT * FROM nowhere", "nowhere")]:
-        frame, status = logic.run_sql(sql, data_root)
+        frame, status = dataset_sql.run_sql(sql, data_root)
         assert status.startswith("error: ") and message in status and frame.is_empty()
-    frame, status = logic.run_sql("  ", data_root)
+    frame, status = dataset_sql.run_sql("  ", data_root)
     assert frame.is_empty() and status.startswith("Write one SELECT")
-    views = logic.dataset_views({"locus": data_root / "locus"})
+    views = dataset_sql.dataset_views({"locus": data_root / "locus"})
     assert "locus.sections" in views["view"].to_list()
 
 
 def test_nested_columns_show_as_text() -> None:
-    frame = logic.displayable(pa.table({"a": [[1, 2], None], "b": [b"\x00\x01", b"x"], "c": ["x", "<b>y</b>"],
-                                        "d": [date(2026, 1, 2), None], "e": [Decimal("1.50"), Decimal("2")]}))
+    frame = dataset_sql.displayable(pa.table({"a": [[1, 2], None], "b": [b"\x00\x01", b"x"], "c": ["x", "<b>y</b>"],
+                                              "d": [date(2026, 1, 2), None], "e": [Decimal("1.50"), Decimal("2")]}))
     assert frame.to_dicts() == [{"a": "[1, 2]", "b": "0001", "c": "x", "d": "2026-01-02", "e": 1.5},
                                 {"a": None, "b": "78", "c": "<b>y</b>", "d": None, "e": 2.0}]
-    assert logic.column_types(frame) == ["str", "str", "str", "str", "number"]
+    assert boards.column_types(frame) == ["str", "str", "str", "str", "number"]
 
 
 # -- the app -----------------------------------------------------------------------------------------------------
@@ -299,19 +330,19 @@ def test_local_app_needs_no_login(tmp_path: Path, data_root: Path, monkeypatch: 
     submitter = next(c for c in components(demo, gr.Textbox) if c.elem_id == "submitter")
     assert submitter.visible is True
     tabs = {c.label for c in components(demo, gr.Tab)}
-    groups = logic.task_groups(shipped_tasks())
-    assert {"Leaderboard", "Submit", "Model page", "Datasets", logic.OVERALL, *groups, "Per task"} <= tabs
+    groups = boards.task_groups(shipped_tasks())
+    assert {"Leaderboard", "Submit", "Model page", "Datasets", boards.OVERALL, *groups, "Per task"} <= tabs
     task_pick = next(c for c in components(demo, gr.Dropdown) if c.elem_id == "task-pick")
     assert [value for _, value in task_pick.choices] == [t for members in groups.values() for t in members]
 
 
-def test_space_app_needs_a_login_and_has_a_daily_limit(tmp_path: Path, data_root: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_space_app_needs_a_login_and_has_a_daily_limit(tmp_path: Path, data_root: Path, real: dict[str, Any],
+                                                        board_tasks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPACE_ID", "org/leaderboard")
     monkeypatch.setenv("NEURIPS26_DAILY_LIMIT", "1")
     # OAuth's session middleware needs gradio[oauth] (the Space installs it); the routes are not under test here.
     monkeypatch.setattr("gradio.routes.attach_oauth", lambda app: None)
-    demo = app.build_app(tmp_path / "store", data_root)
+    demo = app.build_app(tmp_path / "store", data_root, tasks_dir=board_tasks)
     assert len(components(demo, gr.LoginButton)) == 1
     submitter = next(c for c in components(demo, gr.Textbox) if c.elem_id == "submitter")
     assert submitter.visible is False
@@ -319,9 +350,8 @@ def test_space_app_needs_a_login_and_has_a_daily_limit(tmp_path: Path, data_root
 
     submit = next(f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "submit_on_space")
     assert gr.utils.is_special_typed_parameter("profile", gr.utils.get_type_hints(submit))  # Gradio injects it
-    good = tmp_path / "results_good.json"
-    good.write_text(json.dumps(results_file()))
-    fields = [good, None, MODEL, REVISION, "bfloat16", "7B", "pretrained", "apache-2.0"]
+    fields = [real["file"], list(real["samples"].values()), MODEL, REVISION, "float32", "135M", "pretrained",
+              "apache-2.0"]
     assert submit(*fields, profile=None) == ("Sign in with Hugging Face to submit.", None)
     alice = gr.OAuthProfile({"name": "Alice", "preferred_username": "alice", "profile": "", "picture": ""})
     text, scores = submit(*fields, profile=alice)
@@ -353,6 +383,9 @@ def test_serve_command(tmp_path: Path, data_root: Path, monkeypatch: pytest.Monk
     result = CliRunner().invoke(cli, ["--port", "8123", "--store", str(tmp_path), "--data", str(data_root)])
     assert result.exit_code == 0, result.output
     assert launched == {"store": tmp_path, "data": data_root, "server_name": "127.0.0.1", "server_port": 8123}
+    (tmp_path / "empty").mkdir()  # the app reads built folders and never builds: it names the command instead
+    result = CliRunner().invoke(cli, ["--store", str(tmp_path), "--data", str(tmp_path / "empty")])
+    assert isinstance(result.exception, UserError) and "run `neurips26 build locus`" in str(result.exception)
     helped = CliRunner().invoke(cli, ["--help"], env={"COLUMNS": "200"})
     assert all(option in helped.output for option in ("--host", "--port", "--store", "--data"))
     probe = "import sys, neurips26.space.serve; print('gradio' in sys.modules)"
@@ -390,18 +423,20 @@ def test_space_readme_header_and_requirements() -> None:
 
 
 IMPORTS_SCRIPT = """
-import ast, json, sys, tempfile
+import ast, json, subprocess, sys, tempfile
 from pathlib import Path
 import app, neurips26
-from neurips26.corpora.locus.build import build
 from neurips26.leaderboard.store import Store
-from neurips26.space import logic
+from neurips26.space import boards, dataset_sql
 with tempfile.TemporaryDirectory() as tmp:
-    build(out=Path(tmp) / "data" / "locus")
+    # the data folder is built in another process: the Space reads built folders, it never loads the builders
+    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                    "from neurips26.corpora.locus.build import build; build(out=Path(sys.argv[1]))",
+                    str(Path(tmp) / "data" / "locus")], check=True)
     app.build_app(Path(tmp) / "store", Path(tmp) / "data")
-    boards, _ = logic.load_boards(Store(Path(tmp) / "store"), {})
-    logic.score_plot(boards[logic.OVERALL], logic.OVERALL)
-    logic.run_sql("SELECT 1", Path(tmp) / "data")
+    loaded, _ = boards.load_boards(Store(Path(tmp) / "store"), {})
+    boards.score_plot(loaded[boards.OVERALL], boards.OVERALL)
+    dataset_sql.run_sql("SELECT 1", Path(tmp) / "data")
 here = Path.cwd()
 files = sorted({str(Path(m.__file__).relative_to(here)) for m in list(sys.modules.values())
                 if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(here)})
@@ -432,7 +467,8 @@ def test_the_bundled_space_runs_and_its_requirements_cover_its_imports(tmp_path:
     assert run.returncode == 0, run.stderr[-3000:]
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert Path(found["package"]).resolve().is_relative_to(out.resolve())  # the copy, not the checkout
-    assert "neurips26/space/logic.py" in found["files"] and "neurips26/leaderboard/store.py" in found["files"]
+    assert "neurips26/space/boards.py" in found["files"] and "neurips26/leaderboard/store.py" in found["files"]
+    assert not any(name.startswith("neurips26/corpora/") for name in found["files"])  # never builds
     distributions = packages_distributions()
     required = pins((out / "requirements.txt").read_text().splitlines())
     for module in found["imports"]:

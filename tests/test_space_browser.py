@@ -1,5 +1,5 @@
-"""The real app in headless Chromium: submit a real lm-eval results file, find the model on the leaderboard and
-its model page, see a malformed file's reason, run SQL on the Datasets tab.
+"""The real app in headless Chromium: submit a real lm-eval results file (made complete: see board_fixtures),
+find the model on the leaderboard and its model page, see a malformed file's reason, run SQL on the Datasets tab.
 
 Chromium is Debian's package (/usr/bin/chromium), driven by Playwright's Python package.
 """
@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neurips26.corpora.locus.build import build as build_locus
 from neurips26.leaderboard.store import Store
 from neurips26.space.app import build_app
 
-from neurips26 import evaluation
+from tests.board_fixtures import protocol_tasks, real_run
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -34,34 +33,23 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("space_browser_data")
-    build_locus(out=root / "locus")
-    return root
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real lm-eval run of the embedded model on our tasks, made complete (see ``tests.board_fixtures``)."""
+    return real_run(tmp_path_factory.mktemp("space_browser_eval"))
 
 
 @pytest.fixture(scope="module")
-def run(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> evaluation.EvalRun:
-    """A real lm-eval run of the embedded model on our tasks (--limit 2)."""
-    with pytest.MonkeyPatch.context() as env:  # run() sets NEURIPS26_DATA; keep it out of other tests
-        env.setenv("NEURIPS26_DATA", str(data_root))
-        result = evaluation.run(["locus_catchline", "locus_domain"], limit=2,
-                                output=tmp_path_factory.mktemp("space_eval"), data=data_root)
-    assert result.results_file is not None and len(result.samples_files) == 2
-    return result
-
-
-@pytest.fixture(scope="module")
-def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The app on a free local port, over an empty store."""
+def server(run: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The app on a free local port, over an empty store whose tasks have protocols."""
     store_root = tmp_path_factory.mktemp("space_store")
-    demo = build_app(store_root, data_root)
+    tasks = protocol_tasks(tmp_path_factory.mktemp("space_tasks"))
+    demo = build_app(store_root, run["data_root"], tasks_dir=tasks)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     try:
-        yield {"url": f"http://127.0.0.1:{port}/", "store": Store(store_root)}
+        yield {"url": f"http://127.0.0.1:{port}/", "store": Store(store_root, tasks_dir=tasks)}
     finally:
         demo.close()
 
@@ -116,16 +104,16 @@ def run_sql(page: Any, sql: str) -> None:
     page.locator("#run-sql").click()
 
 
-def test_submit_validate_and_find_the_model(page: Any, server: dict[str, Any], run: evaluation.EvalRun,
+def test_submit_validate_and_find_the_model(page: Any, server: dict[str, Any], run: dict[str, Any],
                                             tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     page.get_by_role("tab", name="Submit", exact=True).click()
-    upload(page, "results-file", [run.results_file])
-    counted = json.loads(run.results_file.read_text())["config"]["model_num_parameters"]
+    upload(page, "results-file", [run["file"]])
+    counted = json.loads(run["file"].read_text())["config"]["model_num_parameters"]
     expect(textbox(page, "params")).to_have_value(str(counted))  # prefilled from the file
     expect(textbox(page, "precision")).to_have_value("float32")
-    upload(page, "samples-files", run.samples_files)
+    upload(page, "samples-files", list(run["samples"].values()))
     verdict = fill_and_submit(page)
     expect(verdict).to_have_value(re.compile(r"^VALID: "))
     entry = server["store"].entries()[0]
@@ -137,6 +125,7 @@ def test_submit_validate_and_find_the_model(page: Any, server: dict[str, Any], r
     overall = page.locator("#board-Overall")
     expect(overall).to_contain_text(MODEL)
     expect(overall).to_contain_text("95% CI")
+    expect(page.locator("#overall-definition")).to_contain_text("overall = mean over the tasks in scope")
     page.screenshot(path=str(tmp_path / "leaderboard.png"), full_page=True)
     textbox(page, "search").fill("no-such-model")
     expect(overall).not_to_contain_text(MODEL)
@@ -150,12 +139,12 @@ def test_submit_validate_and_find_the_model(page: Any, server: dict[str, Any], r
     expect(page.locator("#model-settings")).to_contain_text("0.4.13")
 
 
-def test_a_malformed_file_shows_its_reason(page: Any, server: dict[str, Any], run: evaluation.EvalRun,
+def test_a_malformed_file_shows_its_reason(page: Any, server: dict[str, Any], run: dict[str, Any],
                                            tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     broken = tmp_path / "results_broken.json"
-    broken.write_bytes(run.results_file.read_bytes()[:200])  # cut off mid-file
+    broken.write_bytes(run["file"].read_bytes()[:200])  # cut off mid-file
     page.reload()
     page.get_by_role("tab", name="Submit", exact=True).click()
     upload(page, "results-file", [broken])

@@ -1,0 +1,127 @@
+"""The metrics the leaderboard knows: their range, direction, and how each is recomputed from a samples file.
+
+Every metric a shipped task reports registers here with ``@METRICS.register(name, range=(lo, hi),
+higher_is_better=..., binary=...)`` on its per-document function ``f(sample, config) -> float | None``:
+
+* a function that recomputes the document's value from the sample's responses and target (``acc``,
+  ``acc_norm`` of a multiple-choice task, from the loglikelihoods lm-eval logged);
+* or :func:`recorded`: the per-document value lm-eval wrote is taken as is (metrics of a task's own
+  ``process_results``, which :mod:`.recompute` reruns on the document and the responses instead).
+
+A metric that is not registered is an error (a task reporting it cannot be submitted), not an unbounded range.
+The aggregate of every registered metric is the mean over documents.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from neurips26.registry import Registry
+from neurips26.results import Sample
+
+INF = math.inf
+
+METRICS: Registry[Any] = Registry("metric")
+
+
+def recorded(sample: Sample, config: Mapping[str, Any], metric: str) -> float | None:
+    """The per-document value lm-eval recorded for ``metric`` (None when it is not a number)."""
+    value = sample.values.get(metric)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _loglikelihoods(sample: Sample) -> list[float] | None:
+    try:
+        return [float(resp[0]) for resp in sample.filtered_resps]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+
+
+def _gold(sample: Sample) -> int | None:
+    target = sample.target
+    try:
+        return int(target[0] if isinstance(target, list) and len(target) == 1 else target)
+    except (TypeError, ValueError):
+        return None
+
+
+def _choices(sample: Sample, config: Mapping[str, Any]) -> list[str] | None:
+    if not isinstance(sample.arguments, dict):
+        return None
+    delimiter = str(config.get("target_delimiter", " "))
+    try:
+        texts = [str(arg["arg_1"]) for arg in sample.arguments.values()]
+    except (TypeError, KeyError):
+        return None
+    return [t[len(delimiter):] if t.startswith(delimiter) else t for t in texts]
+
+
+def _argmax(values: list[float]) -> int:
+    return max(range(len(values)), key=lambda i: values[i])
+
+
+@METRICS.register("acc", range=(0.0, 1.0), higher_is_better=True, binary=True)
+def acc(sample: Sample, config: Mapping[str, Any], metric: str = "acc") -> float | None:
+    """Multiple choice accuracy: 1 when the gold option has the highest loglikelihood."""
+    lls, gold = _loglikelihoods(sample), _gold(sample)
+    if config.get("output_type") != "multiple_choice" or not lls or gold is None:
+        return recorded(sample, config, metric)
+    return float(_argmax(lls) == gold)
+
+
+@METRICS.register("acc_norm", range=(0.0, 1.0), higher_is_better=True, binary=True)
+def acc_norm(sample: Sample, config: Mapping[str, Any], metric: str = "acc_norm") -> float | None:
+    """Length-normalised multiple choice accuracy: loglikelihood per character of each option, as lm-eval."""
+    lls, gold, choices = _loglikelihoods(sample), _gold(sample), _choices(sample, config)
+    if config.get("output_type") != "multiple_choice" or not lls or gold is None or not choices \
+            or len(choices) != len(lls):
+        return recorded(sample, config, metric)
+    return float(_argmax([ll / max(len(c), 1) for ll, c in zip(lls, choices, strict=True)]) == gold)
+
+
+def _register_recorded(name: str, lo: float, hi: float, higher_is_better: bool = True, binary: bool = False,
+                       doc: str = "") -> None:
+    def per_document(sample: Sample, config: Mapping[str, Any], metric: str = name) -> float | None:
+        return recorded(sample, config, metric)
+
+    per_document.__doc__ = doc or f"{name}: the per-document value the task's scoring recorded."
+    per_document.__name__ = name
+    METRICS.register(name, range=(lo, hi), higher_is_better=higher_is_better, binary=binary)(per_document)
+
+
+for _name, _lo, _hi, _up, _binary, _doc in (
+    ("exact_match", 0.0, 1.0, True, True, "Exact match of the generation with the target (0 or 1)."),
+    ("acc_mutual_info", 0.0, 1.0, True, True, "Multiple choice accuracy by mutual information."),
+    ("rouge1", 0.0, 1.0, True, False, "ROUGE-1 F-measure of the generation against the target."),
+    ("rouge2", 0.0, 1.0, True, False, "ROUGE-2 F-measure of the generation against the target."),
+    ("rougeL", 0.0, 1.0, True, False, "ROUGE-L F-measure of the generation against the target."),
+    ("rougeLsum", 0.0, 1.0, True, False, "ROUGE-Lsum F-measure of the generation against the target."),
+    ("f1", 0.0, 1.0, True, False, "F1 score."),
+    ("mcc", -1.0, 1.0, True, False, "Matthews correlation coefficient."),
+    ("bleu", 0.0, 100.0, True, False, "BLEU score."),
+    ("chrf", 0.0, 100.0, True, False, "chrF score."),
+    ("ter", 0.0, INF, False, False, "Translation edit rate."),
+    ("perplexity", 1.0, INF, False, False, "Perplexity."),
+    ("word_perplexity", 1.0, INF, False, False, "Perplexity per word."),
+    ("byte_perplexity", 1.0, INF, False, False, "Perplexity per byte."),
+    ("bits_per_byte", 0.0, INF, False, False, "Bits per byte."),
+    ("score", 0.0, 1.0, True, False, "TAR's per-question-type primary score."),
+    ("miou", 0.0, 1.0, True, False, "Mean temporal IoU of predicted and gold spans."),
+    ("recall@0.3", 0.0, 1.0, True, True, "Share of spans found at temporal IoU >= 0.3."),
+    ("recall@0.5", 0.0, 1.0, True, True, "Share of spans found at temporal IoU >= 0.5."),
+    ("recall@0.7", 0.0, 1.0, True, True, "Share of spans found at temporal IoU >= 0.7."),
+    ("forget_style", 0.0, 1.0, False, False, "RoleBench-Unlearn: role-fidelity probability on the forget set."),
+    ("retain_style", 0.0, 1.0, True, False, "RoleBench-Unlearn: role-fidelity probability on the retain set."),
+    ("forget_rougeL", 0.0, 1.0, False, False, "RoleBench-Unlearn: ROUGE-L on the forget set."),
+    ("retain_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on the retain set."),
+    ("general_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on general instructions."),
+    ("ppl", 1.0, INF, False, False, "RoleBench-Unlearn: perplexity under the original model."),
+):
+    _register_recorded(_name, _lo, _hi, _up, _binary, _doc)
+
+
+def metric_info(name: str) -> dict[str, Any]:
+    """range, higher_is_better, binary of a registered metric; :class:`UnknownNameError` otherwise."""
+    return METRICS.info(name)

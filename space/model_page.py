@@ -1,0 +1,196 @@
+"""The Model page: one submission's scores, status (with the reason when it is not ranked) and run configuration.
+
+Nothing here touches Gradio, so the tests call these functions directly; ``app.py`` only wires them to components.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from neurips26.results import ResultsError, Run, parse_run
+
+from .boards import rank_range
+from .submitting import as_utc
+
+# ---------------------------------------------------------------- model page
+
+
+def _run(results: Run | dict[str, Any]) -> Run | None:
+    """A stored results file as a :class:`Run` (None when there is none or it is not one)."""
+    if isinstance(results, Run):
+        return results
+    try:
+        return parse_run(results) if results else None
+    except ResultsError:
+        return None
+
+
+def run_settings(results: Run | dict[str, Any]) -> pl.DataFrame:
+    """The run's configuration as (scope, setting, value) rows: versions, model, chat template, per-task settings
+    (few-shot, sample counts, task settings, the data the task read)."""
+    run = _run(results)
+    rows: list[tuple[str, str, Any]] = []
+    if run is not None:
+        raw, config = run.raw, run.config
+        rows += [("run", "lm_eval_version", run.lm_eval_version),
+                 ("run", "transformers_version", raw.get("transformers_version")),
+                 ("run", "git_hash", raw.get("git_hash")), ("run", "date", _date(raw.get("date")))]
+        rows += [("run", key, config.get(key)) for key in (
+            "model", "model_args", "model_num_parameters", "model_dtype", "model_revision", "model_sha", "batch_size",
+            "device", "limit", "gen_kwargs", "bootstrap_iters", "random_seed", "numpy_seed", "torch_seed",
+            "fewshot_seed")]
+        rows += [("chat", key, raw.get(key)) for key in (
+            "chat_template_sha", "system_instruction", "system_instruction_sha", "fewshot_as_multiturn")]
+        rows.append(("chat", "chat template applied", run.chat_applied))
+        for name, task in sorted(run.tasks.items()):
+            settings = {k: v for k, v in task.metadata.items() if k not in ("version", "config_source", "data",
+                                                                             "protocol")}
+            rows += [
+                (name, "version", task.version),
+                (name, "num_fewshot", task.num_fewshot if task.num_fewshot is not None
+                 else task.config.get("num_fewshot")),
+                (name, "output_type", task.config.get("output_type")),
+                (name, "generation_kwargs", task.config.get("generation_kwargs")),
+                (name, "samples (effective of original)",
+                 None if task.n_effective is None else f"{task.n_effective} of {task.n_original}"),
+                (name, "task settings", settings or None),
+                (name, "data", task.data),
+                (name, "task_hash", task.task_hash),
+            ]
+    return pl.DataFrame([(s, k, _text(v)) for s, k, v in rows if v not in (None, "")],
+                        schema={"scope": pl.String, "setting": pl.String, "value": pl.String}, orient="row")
+
+
+def reproduce_command(results: Run | dict[str, Any], model_id: str, revision: str) -> str:
+    """An ``lm_eval run`` command, one option a line, that repeats the run on the submitted model and revision."""
+    run = _run(results)
+    if run is None:
+        return ""
+    config, raw = run.config, run.raw
+    args = dict(run.model_args)
+    args.update(pretrained=model_id, revision=revision)
+    tasks = sorted(run.tasks)
+    shots = {run.tasks[t].num_fewshot if run.tasks[t].num_fewshot is not None
+             else run.tasks[t].config.get("num_fewshot") for t in tasks}
+    lines = ["lm_eval run", '--include_path "$(neurips26 tasks --path)"', f"--tasks {','.join(tasks)}",
+             f"--model {run.model or 'hf'}",
+             f"--model_args {shlex.quote(','.join(f'{k}={v}' for k, v in args.items()))}"]
+    if len(shots) == 1 and None not in shots:
+        lines.append(f"--num_fewshot {shots.pop()}")
+    if config.get("batch_size") is not None:
+        lines.append(f"--batch_size {shlex.quote(str(config['batch_size']))}")
+    if config.get("gen_kwargs"):
+        gen = config["gen_kwargs"]
+        gen = ",".join(f"{k}={v}" for k, v in gen.items()) if isinstance(gen, dict) else str(gen)
+        lines.append(f"--gen_kwargs {shlex.quote(gen)}")
+    if run.chat_template is not None:
+        lines.append("--apply_chat_template")
+        if run.fewshot_as_multiturn:
+            lines.append("--fewshot_as_multiturn")
+    if raw.get("system_instruction"):
+        lines.append(f"--system_instruction {shlex.quote(str(raw['system_instruction']))}")
+    seeds = [config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")]
+    if all(s is not None for s in seeds):
+        lines.append(f"--seed {','.join(str(s) for s in seeds)}")
+    if run.limit is not None:
+        lines.append(f"--limit {run.limit}")
+    lines += ["--log_samples", "--output_path results"]
+    command = " \\\n  ".join(lines)
+    if len(shots) > 1:
+        command += "\n# the few-shot count differs per task (see the run configuration): run each task on its own"
+    return command
+
+
+def _date(value: Any) -> Any:
+    """lm-eval's run date (a Unix timestamp) as ISO text."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{datetime.fromtimestamp(value, UTC):%Y-%m-%d %H:%M:%S} UTC"
+    return value
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def entry_scores(store: Any, submission_id: int | None) -> pl.DataFrame:
+    """(Task, Metric, Value, ± SE, n) of one submission whatever its status, recomputed from its samples (no rows
+    for ``None``)."""
+    empty = pl.DataFrame(schema={"Task": pl.String, "Metric": pl.String, "Value": pl.Float64, "± SE": pl.Float64,
+                                 "n": pl.Int64})
+    scores = pl.from_arrow(store.submission_scores(submission_id)) if submission_id is not None else None
+    if not isinstance(scores, pl.DataFrame) or scores.is_empty():
+        return empty
+    return (scores.sort("task", "metric")
+            .select(pl.col("task").alias("Task"), pl.col("metric").alias("Metric"),
+                    pl.col("value").round(4).alias("Value"), pl.col("stderr").round(4).alias("± SE"),
+                    pl.col("n").cast(pl.Int64)))
+
+
+def submission_choices(entries: Iterable[Any]) -> list[tuple[str, int]]:
+    """(label, submission id) of the ranked and unranked submissions for the Model page picker, by model."""
+    shown = sorted((e for e in entries if e.status in ("VALID", "UNRANKED")),
+                   key=lambda e: (e.model_id, str(e.submitted_at)))
+    return [(f"{e.model_id} @ {e.revision[:7]} · {e.precision} · #{e.id}"
+             + (" · unranked" if e.status == "UNRANKED" else ""), e.id) for e in shown]
+
+
+@dataclass
+class ModelPage:
+    about: pl.DataFrame
+    breakdown: pl.DataFrame
+    command: str
+    settings: pl.DataFrame
+    chat_template: str
+
+
+def model_page(store: Any, submission_id: int | None, boards: dict[str, pl.DataFrame]) -> ModelPage:
+    """Everything the Model page shows about one submission (empty tables when there is none)."""
+    try:
+        entry = None if submission_id is None else store.entry(int(submission_id))
+    except KeyError:
+        entry = None
+    if entry is None:
+        empty = pl.DataFrame(schema={"field": pl.String, "value": pl.String})
+        return ModelPage(empty, entry_scores(store, None), "", run_settings({}), "")
+    about = pl.DataFrame({
+        "field": ["model", "revision", "precision", "parameters", "model type", "license", "submitter",
+                  "submitted at", "status", "why not ranked", "submission", "results sha256"],
+        "value": [entry.model_id, entry.revision, entry.precision, "" if entry.params is None else f"{entry.params:,}",
+                  entry.model_type, entry.license, entry.submitter, f"{as_utc(entry.submitted_at):%Y-%m-%d %H:%M} UTC",
+                  entry.status, entry.reason or "" if entry.status != "VALID" else "", f"#{entry.id}",
+                  entry.results_sha256]})
+    breakdown = entry_scores(store, entry.id)
+    specs = store.tasks
+    ranks = {}
+    for task, board in boards.items():
+        rows = board.filter(pl.col("submission_id") == entry.id).to_dicts()
+        if task in specs and rows:
+            row = rows[0]
+            ranks[(task, specs[task].primary)] = f"{row['rank']} ({rank_range(row['rank_best'], row['rank_worst'])})"
+    pairs = zip(breakdown["Task"], breakdown["Metric"], strict=True)
+    breakdown = breakdown.with_columns(pl.Series("Rank (range)", [ranks.get(p, "") for p in pairs], dtype=pl.String))
+    run = _run(stored_results(store, entry))
+    return ModelPage(about, breakdown, reproduce_command(run or {}, entry.model_id, entry.revision),
+                     run_settings(run or {}), (run.chat_template if run else None) or "")
+
+
+def stored_results(store: Any, entry: Any) -> dict[str, Any]:
+    """The results JSON a submission stored (content-addressed by its sha256); empty when not kept."""
+    return read_json(store.file_path(entry.results_sha256)) if entry.results_sha256 else {}
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object from ``path``; empty when the file is not one."""
+    try:
+        data = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

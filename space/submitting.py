@@ -1,0 +1,131 @@
+"""The Submit tab: the daily limit, metadata guesses from the results file, the verdict of a submission.
+
+Nothing here touches Gradio, so the tests call these functions directly; ``app.py`` only wires them to components.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from neurips26.leaderboard.modelinfo import check_model_info
+
+from neurips26.results import model_args
+
+_PARAMS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
+_SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
+
+# ---------------------------------------------------------------- submitting
+
+
+def parse_params(text: str | float | int | None) -> int:
+    """A parameter count from ``134515008``, ``135M``, ``7B``, ``1.5b`` (ValueError otherwise)."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return int(text)
+    match = _PARAMS.match(text or "")
+    if not match:
+        raise ValueError(f"{text!r} is not a count like 134515008, 135M or 7B")
+    return round(float(match[1]) * _SCALE[match[2].lower()])
+
+
+def prefill(results: dict[str, Any]) -> dict[str, Any]:
+    """Metadata guesses from an lm-eval results file: model_id, revision, precision, params (when present)."""
+    config = results.get("config") or {}
+    args = model_args(config.get("model_args"))
+    guess: dict[str, Any] = {}
+    model = str(args.get("pretrained") or results.get("model_name") or "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", model):
+        guess["model_id"] = model
+    for revision in (config.get("model_sha"), args.get("revision"), config.get("model_revision")):
+        if isinstance(revision, str) and re.fullmatch(r"[0-9a-f]{7,64}", revision):
+            guess["revision"] = revision
+            break
+    dtype = str(config.get("model_dtype") or args.get("dtype") or "").removeprefix("torch.")
+    if dtype in ("float32", "float16", "bfloat16"):
+        guess["precision"] = dtype
+    if isinstance(config.get("model_num_parameters"), int) and config["model_num_parameters"] > 0:
+        guess["params"] = config["model_num_parameters"]
+    return guess
+
+
+def submissions_on(entries: Iterable[Any], submitter: str, day: date) -> int:
+    """How many of ``entries`` ``submitter`` made on the UTC ``day``."""
+    return sum(1 for e in entries if e.submitter == submitter and as_utc(e.submitted_at).date() == day)
+
+
+def limit_reached(entries: Iterable[Any], submitter: str, limit: int | None, now: datetime | None = None) -> str | None:
+    """Why ``submitter`` may not submit now (the daily limit is used up), or ``None``."""
+    if limit is None:
+        return None
+    now = as_utc(now or datetime.now(UTC))
+    used = submissions_on(entries, submitter, now.date())
+    if used < limit:
+        return None
+    return (f"LIMIT: {submitter} has made {used} submission(s) today (UTC), the daily limit is {limit}; "
+            "try again tomorrow.")
+
+
+def as_utc(value: datetime | str) -> datetime:
+    """A timezone-aware UTC datetime from a datetime or an ISO string (naive means UTC)."""
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else value
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def verdict(entry: Any) -> str:
+    """One-paragraph verdict of a stored submission."""
+    if entry.duplicate_of:
+        return (f"DUPLICATE: these results were already submitted as #{entry.duplicate_of} "
+                f"({entry.status}{': ' + entry.reason if entry.reason else ''}); nothing new was stored.")
+    if entry.status == "UNRANKED":
+        return (f"UNRANKED: stored as submission #{entry.id} and shown on its model page, but not ranked: the run is "
+                f"not the standard run of the task protocols ({entry.reason}).")
+    if entry.status == "VALID":
+        return (f"VALID: {entry.model_id} @ {entry.revision[:7]} ({entry.precision}) is accepted as submission "
+                f"#{entry.id} and is now on the leaderboard.")
+    return f"{entry.status}: {entry.reason or 'no reason given'}"
+
+
+def problems_text(problems: Sequence[tuple[str, str]]) -> str:
+    """``REJECTED`` followed by one ``field: reason`` line per problem."""
+    return "REJECTED: the metadata is not valid\n" + "\n".join(f"- {field}: {reason}" for field, reason in problems)
+
+
+def validation_problems(exc: Exception) -> list[tuple[str, str]]:
+    """(field, reason) pairs of a rejected submission or a pydantic validation error."""
+    if hasattr(exc, "problems"):
+        return [(str(f), str(r)) for f, r in exc.problems]
+    if hasattr(exc, "errors"):
+        return [(".".join(str(p) for p in err["loc"]) or "metadata", err["msg"]) for err in exc.errors()]
+    return [("metadata", str(exc))]
+
+
+def submit(store: Any, submitter: str, daily_limit: int | None, results_path: str | Path | None,
+           samples: Sequence[str | Path] | None, model_id: str | None, revision: str | None, precision: str | None,
+           params: str | int | None, model_type: str | None, license_: str | None) -> tuple[str, Any]:
+    """Check the daily limit and the metadata, then hand the files to the store: (verdict text, Entry or None)."""
+    if not results_path:
+        return "Choose a results file (results_*.json) first.", None
+    refused = limit_reached(store.entries(submitter=submitter), submitter, daily_limit)
+    if refused:
+        return refused, None
+    problems: list[tuple[str, str]] = []
+    try:
+        count: int | None = parse_params(params)
+    except ValueError as exc:
+        problems.append(("params", str(exc)))
+        count = None
+    try:
+        meta = check_model_info({"model_id": (model_id or "").strip(), "revision": (revision or "").strip(),
+                                 "precision": precision, "params": count or 1, "license": license_ or "",
+                                 "model_type": model_type, "submitter": submitter})
+    except ValueError as exc:
+        problems += [p for p in validation_problems(exc) if count is not None or p[0] != "params"]
+    if problems:
+        return problems_text(problems), None
+    entry = store.submit(Path(results_path), meta, [Path(p) for p in samples or []])
+    return verdict(entry), entry
+
+
