@@ -23,9 +23,9 @@ from neurips26.corpora.clovr import build as clovr_build
 from neurips26.corpora.clovr import generate as clovr_generate
 from neurips26.corpora.tar import build as tar_build
 from neurips26.corpora.tar import generate as tar_generate
+from neurips26.tasks import baselines
 
 from neurips26 import settings
-from neurips26.reference_models import baselines
 
 
 def build(root: Path, sets: int, videos: int) -> None:

@@ -1,7 +1,7 @@
 """The tasks the leaderboard accepts: read from the lm-eval task YAMLs this package ships.
 
 A task YAML (``task: <name>`` as a string) gives the task's version (``metadata.version``), its protocol
-(``metadata.protocol``, see :mod:`neurips26.protocol`) and metrics (``metric_list``); a group YAML (``group:`` +
+(``metadata.protocol``, see :mod:`neurips26.tasks.protocol`) and metrics (``metric_list``); a group YAML (``group:`` +
 a ``task:`` list) gives the resource group a task belongs to. Each metric must be registered in
 :data:`.metrics.METRICS` (its range and how it is recomputed from samples); the metric a task is ranked on is its
 protocol's ``metric``. A task without a valid protocol, or reporting an unregistered metric, is listed with the
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from neurips26.tasks import TASKS_DIR
+from neurips26.tasks.protocol import Function, Protocol, ProtocolError, group_members, parse_protocol, task_configs
 
 from neurips26.errors import UnknownNameError
-from neurips26.protocol import Function, Protocol, ProtocolError, group_members, parse_protocol, task_configs
 
 from .metrics import METRICS
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neurips26.protocol import baseline_value, json_key
+from neurips26.tasks.protocol import baseline_value, json_key
+
 from neurips26.results import Sample, number
 
 from .catalog import TaskSpec

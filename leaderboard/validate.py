@@ -20,8 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from neurips26.tasks.protocol import deviations
+
 from neurips26 import settings
-from neurips26.protocol import deviations
 from neurips26.results import Run, TaskRun, number, parse_run
 
 from .catalog import TaskSpec

@@ -21,7 +21,7 @@ import typer
 from neurips26.leaderboard import modelinfo
 from neurips26.leaderboard.store import Store
 from neurips26.space import boards, dataset_sql, model_page, submitting
-from neurips26.space.serve import serve
+from neurips26.space.options import DataOpt, HostOpt, PortOpt, StoreOpt
 
 from neurips26 import settings as env
 from neurips26.sql import dataset_folders
@@ -277,13 +277,18 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
     return demo
 
 
-def main() -> None:
-    """Entry point of ``python app.py`` (what a Space runs): ``serve`` with its options, on all interfaces on a
-    Space."""
-    if on_space():
-        os.environ.setdefault("GRADIO_SERVER_NAME", "0.0.0.0")
-    typer.run(serve)
+def launch(host: str, port: int, store: Path | None, data: Path | None) -> None:
+    """Start the app on ``host:port`` over the built folders under ``data`` (default: the data root)."""
+    data = dataset_sql.require_datasets(data if data is not None else env.data_root())
+    build_app(store, data).queue().launch(server_name=host, server_port=port)
+
+
+def main(host: HostOpt = "127.0.0.1", port: PortOpt = 7860, store: StoreOpt = None, data: DataOpt = None) -> None:
+    """Start the leaderboard app (what a Space runs: ``python app.py``; on a Space it listens on all interfaces)."""
+    if on_space() and host == "127.0.0.1" and not os.environ.get("GRADIO_SERVER_NAME"):
+        host = "0.0.0.0"
+    launch(host, port, store, data)
 
 
 if __name__ == "__main__":
-    main()
+    typer.run(main)

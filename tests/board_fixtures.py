@@ -128,7 +128,6 @@ def real_run(root: Path) -> dict[str, Any]:
     import hashlib
 
     from neurips26.corpora.locus.build import build as build_locus
-
     from neurips26.tasks import evaluation
 
     build_locus(out=root / "data" / "locus")

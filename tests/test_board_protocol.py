@@ -25,14 +25,11 @@ from neurips26.leaderboard.catalog import read_tasks
 from neurips26.leaderboard.cli import leaderboard as leaderboard_command
 from neurips26.leaderboard.metrics import METRICS
 from neurips26.leaderboard.store import Store
-from typer.testing import CliRunner
-
 from neurips26.tasks import evaluation
-from neurips26.errors import UnknownNameError, UserError
-from neurips26.protocol import (
+from neurips26.tasks.protocol import (
     PROTOCOLS as REGISTERED,
 )
-from neurips26.protocol import (
+from neurips26.tasks.protocol import (
     Protocol,
     ProtocolError,
     baseline_value,
@@ -43,6 +40,9 @@ from neurips26.protocol import (
     readme_table,
     shipped_protocols,
 )
+from typer.testing import CliRunner
+
+from neurips26.errors import UnknownNameError, UserError
 from neurips26.results import model_args, parse_run, parse_samples, read_run, responses_digest, summarise
 from tests.board_fixtures import PROTOCOLS, dump, meta, protocol_tasks, variant
 

@@ -32,9 +32,9 @@ from neurips26.leaderboard.modelinfo import Limits, SubmissionRejected, clean_te
 from neurips26.leaderboard.ranking import leaderboard, point_ranks, rank_ranges, wilson
 from neurips26.leaderboard.store import Store
 from neurips26.leaderboard.validate import validate_results
+from neurips26.tasks import evaluation
 from typer.testing import CliRunner
 
-from neurips26.tasks import evaluation
 from neurips26.errors import UnknownNameError
 from tests.board_fixtures import REVISION, complete, dump, fabricate, protocol_tasks
 from tests.board_fixtures import variant as _variant

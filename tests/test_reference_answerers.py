@@ -25,17 +25,18 @@ from neurips26.corpora.clovr import build as clovr_build
 from neurips26.corpora.clovr import generate as clovr_generate
 from neurips26.corpora.tar import build as tar_build
 from neurips26.corpora.tar import generate as tar_generate
-from neurips26.tasks import TASKS_DIR
+from neurips26.tasks import TASKS_DIR, baselines
+from neurips26.tasks.answerers import ConstantLM, RandomLM, listed_options, majority_label
+from neurips26.tasks.protocol import Protocol, read_protocols
 
 from neurips26 import settings
 from neurips26.errors import UserError
-from neurips26.reference_models import ConstantLM, RandomLM, baselines
-from neurips26.reference_models.answerers import listed_options, majority_label
 
 pytest.importorskip("av")
 
 GOLD = (settings.locus_gold_dir() / "dev.jsonl").is_file()
-TASKS = [t for t in sorted(baselines.task_configs()) if GOLD or not t.endswith("_gold")]
+PROTOCOLS = read_protocols(strict=True)[0]
+TASKS = [t for t in sorted(PROTOCOLS) if GOLD or not t.endswith("_gold")]
 SLOW_TO_SCORE = {"rolebench_unlearn_retain", "rolebench_unlearn_general"}  # random words: ~2 s each under a model
 RANDOM = ("random", "seed=0")
 
@@ -78,7 +79,7 @@ def test_knowing_nothing_scores_at_the_baseline(rows: dict[str, list[baselines.R
     expected = 3 + (task not in SLOW_TO_SCORE)
     assert len(found) == expected, [r.answerer for r in found]
     first = found[0]
-    low, high = baselines.protocol_of(baselines.task_configs()[task], True).range
+    low, high = PROTOCOLS[task].protocol.range
     if first.higher_is_better:
         assert first.high < high, f"{task}: a constant answer can reach the top ({first.high:.3f} of {high})"
     else:
@@ -154,30 +155,11 @@ def test_listed_options_read_the_prompts_option_block() -> None:
     assert listed_options("Write the catchline.\nCatchline:") == []
 
 
-def test_task_yamls_read_with_includes_and_function_tags() -> None:
-    config = baselines.read_task_yaml(TASKS_DIR / "tar" / "tar_mcq.yaml")
-    assert config["task"] == "tar_mcq" and config["custom_dataset"] == "!function utils.load_tar"
-    assert config["metric_list"][0]["metric"] == "acc" and "include" not in config
-    assert {"locus_topic", "tar_mcq", "clovr_tracking_retrieval", "rolebench_unlearn_forget"} <= set(
-        baselines.task_configs())
-    assert not {"tar", "locus", "neurips26"} & set(baselines.task_configs())  # groups are not tasks
-
-
-def test_a_declared_protocol_is_what_the_check_uses() -> None:
-    declared = {"metadata": {"protocol": {"metric": "score", "higher_is_better": True, "baseline": "chance",
-                                          "range": [0, 1]}}, "metric_list": [{"metric": "acc"}]}
-    protocol = baselines.protocol_of(declared, closed=True)
-    assert (protocol.metric, protocol.baseline, protocol.declared) == ("score", "chance", True)
-    inferred = baselines.protocol_of({"metric_list": [{"metric": "rougeL", "higher_is_better": True}]}, False)
-    assert (inferred.metric, inferred.baseline, inferred.declared) == ("rougeL", "empty", False)
-    mc = [{"target": t, "arguments": [("q", " no"), ("q", " yes")], "doc": {}} for t in (1, 1, 1, 0)]
-    letters = [{"target": t, "arguments": [("q", {})], "doc": {"options": ["A. x", "B. y", "C. z"]}} for t in "ABA"]
-    assert baselines.resolve(baselines.Protocol("acc", True, "majority", (0, 1), True), mc) == 0.75
-    assert baselines.resolve(baselines.Protocol("acc", True, "chance", (0, 1), True), mc) == 0.5
-    assert baselines.resolve(baselines.Protocol("acc", True, "chance", (0, 1), True), letters) == pytest.approx(1 / 3)
-    assert baselines.resolve(baselines.Protocol("acc", True, 0.2, (0, 1), True), letters) == 0.2
-    assert baselines.is_closed(mc) and baselines.is_closed(letters)
-    assert not baselines.is_closed([{"target": "x", "arguments": [("q", {})], "doc": {}}])
+def test_every_task_declares_the_protocol_the_check_uses() -> None:
+    assert {"locus_topic", "tar_mcq", "clovr_tracking_retrieval", "rolebench_unlearn_forget"} <= set(PROTOCOLS)
+    assert not {"tar", "locus", "neurips26"} & set(PROTOCOLS)  # groups are not tasks
+    for name, found in PROTOCOLS.items():
+        assert found.protocol.baseline in ("majority", "chance") or isinstance(found.protocol.baseline, float), name
 
 
 def test_wilson_interval() -> None:
@@ -185,6 +167,6 @@ def test_wilson_interval() -> None:
     assert low == 0.0 and high == pytest.approx(1.959964 ** 2 / (34 + 1.959964 ** 2))
     low, high = baselines.wilson(0.5, 100)
     assert (low, high) == (pytest.approx(0.4038, abs=1e-4), pytest.approx(0.5962, abs=1e-4))
-    protocol = baselines.Protocol("ppl", False, 10.0, (0.0, 100.0), True)
+    protocol = Protocol(split="test", metric="ppl", higher_is_better=False, baseline=10.0, range=(0.0, 100.0))
     low, high = baselines.interval(protocol, 10.0, 100)
     assert low == pytest.approx(100 * baselines.wilson(0.1, 100)[0])

@@ -34,13 +34,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from neurips26.tasks import TASKS_DIR
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from neurips26.tasks import TASKS_DIR
-
-from .errors import UserError
-from .registry import Registry
-from .results import Run, Sample, TaskRun
+from neurips26.errors import UserError
+from neurips26.registry import Registry
+from neurips26.results import Run, Sample, TaskRun
 
 # Task metadata that is not a setting of the run: the version, the protocol itself, data provenance, lm-eval's own.
 NOT_SETTINGS = frozenset({"version", "protocol", "data", "config_source", "pretrained"})

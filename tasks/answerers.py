@@ -31,7 +31,7 @@ scores a text as uniform bytes (``len(utf-8 bytes) * -ln 256``). They read the d
 
 Use them like any lm-eval model, after importing this module::
 
-    import lm_eval, neurips26.reference_models  # registers "constant" and "random"
+    import lm_eval, neurips26.tasks.answerers  # registers "constant" and "random"
     lm_eval.simple_evaluate(model="constant", model_args="strategy=first", tasks=[...], task_manager=...)
 """
 
@@ -46,9 +46,9 @@ from typing import Any
 from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
+from neurips26.tasks import TASKS_DIR
 
-from ..errors import UserError
-from ..tasks import TASKS_DIR
+from neurips26.errors import UserError
 
 STRATEGIES = ("first", "majority", "empty")
 OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s+\S", re.MULTILINE)
