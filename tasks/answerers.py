@@ -50,6 +50,7 @@ from neurips26.tasks import TASKS_DIR
 
 from neurips26.errors import UserError
 
+MODELS = ("constant", "random")  # the lm-eval model names registered here
 STRATEGIES = ("first", "majority", "empty")
 OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s+\S", re.MULTILINE)
 WORDS = ("the", "of", "and", "a", "to", "in", "is", "it", "that", "was", "for", "on", "are", "with", "as", "at",

@@ -26,6 +26,7 @@ from neurips26.tasks import TASKS_DIR
 
 from neurips26 import models, settings
 from neurips26.errors import UnknownNameError, UserError
+from neurips26.results import parse_model_args
 
 
 @dataclass
@@ -35,17 +36,6 @@ class EvalRun:
     results: dict[str, Any]
     results_file: Path | None
     samples_files: list[Path]
-
-
-def parse_model_args(text: str | None) -> dict[str, Any]:
-    """``key=value,key=value`` as lm-eval takes it; ValueError names a malformed pair."""
-    args: dict[str, Any] = {}
-    for pair in filter(None, (p.strip() for p in (text or "").split(","))):
-        if "=" not in pair:
-            raise UserError(f"--model-args: {pair!r} is not key=value")
-        key, value = pair.split("=", 1)
-        args[key.strip()] = value.strip()
-    return args
 
 
 def task_manager(metadata: dict[str, Any] | None = None):
@@ -73,6 +63,7 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     """
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
+    from neurips26.tasks.answerers import MODELS as REFERENCE_MODELS  # lazy: registers lm-eval models; loads lm-eval
 
     if data is not None:
         settings.set_data_root(data)
@@ -83,11 +74,14 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
                                f"known: {', '.join(known['groups'] + known['tasks'])}")
 
     args = parse_model_args(model_args)
-    if not args and model == "hf":
+    if model in REFERENCE_MODELS:  # the answerers that know nothing: no weights to load
+        pass
+    elif not args and model == "hf":
         args = {"pretrained": str(models.default_model_dir()), "dtype": "float32"}
-    if "pretrained" not in args:
+    elif "pretrained" not in args:
         raise UserError("--model-args needs pretrained=<model id or folder>")
-    models.check_model(args["pretrained"])
+    if "pretrained" in args:
+        models.check_model(args["pretrained"])
     device = models.device(device)
     output = Path(output)
     before = set(output.rglob("*.json*")) if output.exists() else set()
@@ -117,16 +111,3 @@ def data_read(results: dict[str, Any]) -> dict[str, Any]:
             if isinstance(config.get("metadata"), dict) and config["metadata"].get("data")}
 
 
-def score_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """(task, metric, value, stderr, n) rows of a results dict, for printing."""
-    rows = []
-    for task, metrics in results.get("results", {}).items():
-        n = results.get("n-samples", {}).get(task, {}).get("effective")
-        for key, value in metrics.items():
-            if "," not in key or "_stderr" in key or not isinstance(value, int | float):
-                continue
-            metric, filt = key.split(",", 1)
-            stderr = metrics.get(f"{metric}_stderr,{filt}")
-            rows.append({"task": task, "metric": metric, "value": value,
-                         "stderr": stderr if isinstance(stderr, int | float) else None, "n": n})
-    return rows

@@ -195,5 +195,7 @@ def test_varied_raw_folder_builds_every_label_config(tmp_path: Path) -> None:
     locus.build(raw=make_raw(tmp_path / "raw", {jid: municode(VARIED) for jid in ids}), out=out)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["demo"] is False
+    locus.build(raw=locus.SAMPLE_DIR, out=tmp_path / "named-sample")  # the embedded sample named with --raw
+    assert json.loads((tmp_path / "named-sample" / "manifest.json").read_text())["demo"] is True
     assert {"domain", "catchline", "function", "topic"} <= set(manifest["configs"])
     assert {r["answer"] for r in read(out, "function", "test")} == set(FUNCTIONS)

@@ -207,8 +207,11 @@ def test_default_build_uses_the_generator(tmp_path: Path, monkeypatch: pytest.Mo
     report = tar.build(out=tmp_path / "tar")
     assert report.items_built == 72
     assert json.loads((tmp_path / "tar" / "manifest.json").read_text())["demo"] is True  # the generator's default
-    tar.build(raw=tar_raw, out=tmp_path / "tar-raw")
-    assert json.loads((tmp_path / "tar-raw" / "manifest.json").read_text())["demo"] is False
+    tar.build(raw=tar_raw, out=tmp_path / "tar-raw")  # any generated release is invented data
+    assert json.loads((tmp_path / "tar-raw" / "manifest.json").read_text())["demo"] is True
+    released = shutil.copytree(tar_raw, tmp_path / "released", ignore=shutil.ignore_patterns("scenes"))
+    tar.build(raw=released, out=tmp_path / "tar-released")  # a release without the generator's scene scripts
+    assert json.loads((tmp_path / "tar-released" / "manifest.json").read_text())["demo"] is False
     with pytest.raises(FileExistsError):
         (tmp_path / "mine").mkdir()
         (tmp_path / "mine" / "notes.txt").write_text("x")

@@ -68,7 +68,7 @@ def test_lm_eval_cli_runs_the_video_group(data_root: Path, vlm: Path, tmp_path: 
         resource = task.split("_")[0]
         manifest = data_root / resource / "manifest.json"
         assert metadata["data"] == {"resource": resource, "config": "annotations" if resource == "tar" else "questions",
-                                    "version": "1.0.0", "demo": False,  # built with --raw
+                                    "version": "1.0.0", "demo": True,  # a generated release
                                     "manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest()}
         protocol = metadata["protocol"]
         assert protocol["split"] == "test" and protocol["chat_template"] is True
@@ -221,9 +221,9 @@ def test_loaders_record_the_data_they_read(data_root: Path, monkeypatch: pytest.
     data: dict = {}
     utils("clovr").load_clovr("Integrated Reasoning", num_frames=2, data=data, version=2.0)
     manifest = (data_root / "clovr" / "manifest.json").read_bytes()
-    assert data == {"resource": "clovr", "config": "questions", "version": "1.0.0", "demo": False,
-                    "manifest_sha256": hashlib.sha256(manifest).hexdigest()}  # built with --raw: not the demo
-    assert json.loads(manifest)["demo"] is False
+    assert data == {"resource": "clovr", "config": "questions", "version": "1.0.0", "demo": True,
+                    "manifest_sha256": hashlib.sha256(manifest).hexdigest()}  # a generated release: invented data
+    assert json.loads(manifest)["demo"] is True
 
 
 def test_constant_and_empty_answers_score_at_most_the_baseline(data_root: Path, monkeypatch: pytest.MonkeyPatch,

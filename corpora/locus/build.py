@@ -26,7 +26,7 @@ import pyarrow as pa
 import typer
 from neurips26.corpora import RESOURCES
 
-from neurips26 import __version__, hubfolder, settings
+from neurips26 import __version__, hubfolder
 
 from . import counties, evalsets, goldset, v1, v1_ingest
 from . import raw as rawfolder
@@ -127,9 +127,9 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
 
     configs = list(specs.values())
     meta = {**META, **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
+    demo = not ingested and (raw is None or Path(raw).resolve() == SAMPLE_DIR.resolve())  # the invented sample
     hubfolder.write_manifest(out, configs, {"name": "neurips26.corpora.locus", "version": BUILDER_VERSION,
-                                            "package_version": __version__}, inputs)
-    _mark_demo(out, demo=raw is None and not ingested)
+                                            "package_version": __version__}, inputs, demo=demo)
     origin = (f"Ingested from a LOCUS-v1 download ({len(all_files)} file(s)), released under CC-BY-NC-4.0, "
               "which this folder keeps." if ingested
               else "Built from raw ordinance codes.")
@@ -218,14 +218,6 @@ def _write_evalsets(out: Path, specs: dict, built: list[str], released: dict[str
         for split, rows in splits.items():
             hubfolder.write_table(out, specs[name], rows, split)
     return sets
-
-
-def _mark_demo(out: Path, demo: bool) -> None:
-    """Record in manifest.json whether the folder was built from the embedded sample."""
-    path = out / settings.MANIFEST
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["demo"] = demo
-    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
 def write_arrow(folder: Path, spec: hubfolder.ConfigSpec, table: pa.Table, split: str = "train") -> None:

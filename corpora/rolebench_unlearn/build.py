@@ -59,8 +59,8 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
 
     ``workers`` is accepted for the common builder signature; the input is small enough for one process.
     """
-    is_sample = raw is None
     raw = Path(raw or SAMPLE_DIR).resolve()
+    is_sample = raw == SAMPLE_DIR.resolve()  # the embedded (invented) sample, named or by default
     if not raw.is_dir():
         raise BuildError(f"{raw}: raw folder not found")
     files: list[FileReport] = []

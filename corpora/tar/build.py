@@ -206,8 +206,8 @@ def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
           embed_videos: Annotated[bool, typer.Option(
               "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
     """Build the TAR folder at ``out`` from ``raw`` (default: the generator's release, see :func:`default_raw`)."""
-    demo = raw is None  # the generator's default release
     raw = Path(raw).resolve() if raw else default_raw()
+    demo = release.is_generated(raw)  # invented by the package's generator, not a released dataset
     if not raw.is_dir():
         raise BuildError(f"{raw}: raw folder not found")
     files: list[FileReport] = []

@@ -4,7 +4,6 @@ manifest (with ``demo``), card, Croissant and build report.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Callable
@@ -13,7 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from neurips26 import hubfolder, settings
+from neurips26 import hubfolder
 from neurips26.hubfolder import column
 
 from .records import BuildReport, FileReport, VideoCheck, report_json, split_order
@@ -76,13 +75,17 @@ def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoC
         spec.shards[split] = writer.close()
 
 
+def is_generated(raw: Path) -> bool:
+    """True for a release written by the package's generator (``neurips26 generate``): it keeps each clip's scene
+    script (the exact ground truth) under ``scenes/``, which a released dataset does not have. Scores on such a
+    release are scores on invented data: the folder is marked ``demo`` and the leaderboard does not rank them."""
+    return (Path(raw) / "scenes").is_dir()
+
+
 def write_manifest(out: Path, configs: list[hubfolder.ConfigSpec], builder: dict[str, Any],
                    inputs: dict[str, str], demo: bool) -> dict[str, Any]:
-    """``manifest.json`` (see :func:`neurips26.hubfolder.write_manifest`) with ``"demo"``: true when the folder
-    was built from a generator's default release rather than a real one."""
-    manifest = {**hubfolder.write_manifest(out, configs, builder, inputs), "demo": bool(demo)}
-    (Path(out) / settings.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return manifest
+    """``manifest.json`` (see :func:`neurips26.hubfolder.write_manifest`) with ``"demo"``."""
+    return hubfolder.write_manifest(out, configs, builder, inputs, demo=demo)
 
 
 def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], video_ids: Callable[[dict], list[str]],

@@ -13,6 +13,7 @@ from neurips26 import models
 from neurips26.errors import UserError
 from neurips26.leaderboard.cli import submit as submit_results
 from neurips26.output import console
+from neurips26.results import parse_model_args, parse_run, summarise
 from neurips26.tasks import TASKS_DIR, evaluation
 
 
@@ -75,14 +76,14 @@ def eval_(
     table = Table(title="scores")
     for column in ("task", "metric", "value", "stderr", "n"):
         table.add_column(column)
-    for row in evaluation.score_rows(run.results):
+    for row in summarise(parse_run(run.results)):
         table.add_row(row["task"], row["metric"], f"{row['value']:.4f}",
                       "" if row["stderr"] is None else f"{row['stderr']:.4f}", str(row["n"] or ""))
     console.print(table)
     console.print(f"results: {run.results_file}", highlight=False)
     if submit:
         submit_results(run.results_file, run.samples_files,
-                       model=models.DEFAULT_MODEL_ID if embedded else evaluation.parse_model_args(model_args)
+                       model=models.DEFAULT_MODEL_ID if embedded else parse_model_args(model_args)
                        .get("pretrained", ""),
                        revision=revision or models.default_model_revision(),
                        license=models.DEFAULT_MODEL_LICENSE if embedded else "unknown",
