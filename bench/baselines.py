@@ -30,8 +30,9 @@ from neurips26 import settings
 
 def build(root: Path, sets: int, videos: int) -> None:
     """LOCUS and RoleBench-Unlearn from their embedded samples; generated TAR and CLoVR releases."""
-    for resource in ("locus", "rolebench_unlearn"):
-        RESOURCES.get(resource)(out=root / resource)
+    gold = settings.locus_gold_dir()
+    RESOURCES.get("locus")(out=root / "locus", gold=gold if (gold / "dev.jsonl").is_file() else None)
+    RESOURCES.get("rolebench_unlearn")(out=root / "rolebench_unlearn")
     tar_generate.generate(root / "raw" / "tar", seed=0, n_videos=videos, test_videos=videos, duration=8.0)
     clovr_generate.generate(root / "raw" / "clovr", seed=0, n_sets=sets, videos_per_set=3, duration=20.0)
     tar_build.build(raw=root / "raw" / "tar", out=root / "tar")

@@ -43,6 +43,9 @@ import re
 from collections import Counter
 from typing import Any
 
+# lm-eval fills its model registry (hf, vllm, ...) only while the registry is empty: its own models are imported
+# before ours are registered, or ours would hide them
+import lm_eval.models  # noqa: F401
 from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model

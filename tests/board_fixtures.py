@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ PROTOCOLS = {
 def protocol_tasks(folder: Path, groups: dict[str, list[str]] | None = None,
                    protocols: dict[str, dict[str, Any]] | None = None) -> Path:
     """A task folder holding the shipped LOCUS task YAMLs named in ``groups`` (default: locus = domain +
-    catchline), each with ``metadata.protocol`` added, one group YAML per group and the tasks' ``utils.py``."""
+    catchline), each with its ``metadata.protocol`` replaced by ``protocols[task]`` (none when absent), one group
+    YAML per group and the tasks' ``utils.py``."""
     groups = groups or {"locus": ["locus_domain", "locus_catchline"]}
     protocols = PROTOCOLS if protocols is None else protocols
     folder.mkdir(parents=True, exist_ok=True)
@@ -33,6 +35,7 @@ def protocol_tasks(folder: Path, groups: dict[str, list[str]] | None = None,
     for group, members in groups.items():
         for task in members:
             text = (TASKS_DIR / "locus" / f"{task}.yaml").read_text()
+            text = re.sub(r"^  protocol:\n(?:    .*\n)*", "", text, flags=re.M)  # the shipped one: replaced below
             if task in protocols:
                 block = yaml.safe_dump({"protocol": protocols[task]}, default_flow_style=True, width=10_000)
                 text = text.rstrip() + "\n  " + block.strip()[1:-1].replace("protocol: ", "protocol: ", 1) + "\n"

@@ -46,8 +46,8 @@ def reference_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """LOCUS and RoleBench-Unlearn from their embedded samples; TAR (6 test clips) and CLoVR (3 sets of 3 clips)
     generated releases: enough questions per task for a baseline interval below the top of the range."""
     root = tmp_path_factory.mktemp("reference-data")
-    for resource in ("locus", "rolebench_unlearn"):
-        RESOURCES.get(resource)(out=root / resource)
+    RESOURCES.get("locus")(out=root / "locus", gold=settings.locus_gold_dir() if GOLD else None)
+    RESOURCES.get("rolebench_unlearn")(out=root / "rolebench_unlearn")
     tar_generate.generate(root / "raw" / "tar", seed=0, n_videos=6, test_videos=6, duration=8.0)
     clovr_generate.generate(root / "raw" / "clovr", seed=0, n_sets=3, videos_per_set=3, duration=20.0)
     tar_build.build(raw=root / "raw" / "tar", out=root / "tar")
