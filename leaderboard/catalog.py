@@ -11,6 +11,8 @@ reason (``TaskSpec.problem``): submissions holding it are rejected with that rea
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,13 @@ class MetricSpec:
     aggregation: str = "mean"
     binary: bool = False  # every document scores 0 or 1 (a proportion: Wilson intervals apply)
     custom_aggregation: bool = False  # a !function aggregation: lm-eval records no stderr for it (N/A)
+    aggregate: Callable[[list[Any]], float] | None = None  # corpus-level aggregate; None: the mean over documents
+    scalar: bool = True  # each document's value is a number (else e.g. a (gold, predicted) pair)
+    per_document: tuple[float, float] | None = None  # bounds of a document's value when they differ from lo..hi
+
+    def combine(self, values: list[Any]) -> float:
+        """The task's score from its documents' values (the mean unless the metric registers an aggregate)."""
+        return self.aggregate(values) if self.aggregate is not None else math.fsum(values) / len(values)
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,9 @@ def read_tasks(tasks_dir: Path) -> dict[str, TaskSpec]:
                 continue
             aggregation = item.get("aggregation", "mean")
             metrics[metric] = MetricSpec(*info["range"], bool(item.get("higher_is_better", info["higher_is_better"])),
-                                         str(aggregation), bool(info["binary"]), isinstance(aggregation, Function))
+                                         str(aggregation), bool(info["binary"]), isinstance(aggregation, Function),
+                                         info.get("aggregate"), bool(info.get("scalar", True)),
+                                         info.get("per_document_range"))
         metadata = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         version = metadata.get("version")
         if not isinstance(version, int | float) or isinstance(version, bool):

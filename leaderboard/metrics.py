@@ -9,7 +9,9 @@ higher_is_better=..., binary=...)`` on its per-document function ``f(sample, con
   ``process_results``, which :mod:`.recompute` reruns on the document and the responses instead).
 
 A metric that is not registered is an error (a task reporting it cannot be submitted), not an unbounded range.
-The aggregate of every registered metric is the mean over documents.
+The aggregate is the mean over documents unless the metric registers its own ``aggregate(values) -> float``
+(a corpus-level metric: macro-F1 over (gold, predicted) pairs, perplexity from per-document NLLs); ``range``
+bounds the per-document values of a mean and the aggregate of any metric.
 """
 
 from __future__ import annotations
@@ -117,10 +119,51 @@ for _name, _lo, _hi, _up, _binary, _doc in (
     ("forget_rougeL", 0.0, 1.0, False, False, "RoleBench-Unlearn: ROUGE-L on the forget set."),
     ("retain_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on the retain set."),
     ("general_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on general instructions."),
-    ("ppl", 1.0, INF, False, False, "RoleBench-Unlearn: perplexity under the original model."),
 ):
     _register_recorded(_name, _lo, _hi, _up, _binary, _doc)
 
+
+
+def mean(values: list[Any]) -> float:
+    """The mean over documents: the aggregate of every metric that registers none of its own."""
+    return math.fsum(values) / len(values)
+
+
+def recorded_pair(sample: Sample, config: Mapping[str, Any], metric: str) -> list[int] | None:
+    """The (gold, predicted) pair lm-eval recorded for a corpus-level classification metric."""
+    value = sample.values.get(metric)
+    if isinstance(value, list | tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return [int(value[0]), int(value[1])]
+    return None
+
+
+def macro_f1_of_pairs(pairs: list[list[int]]) -> float:
+    """Macro-averaged F1 over the gold classes present, from (gold, predicted) pairs (scikit-learn's, as the
+    LOCUS label tasks compute it)."""
+    from sklearn.metrics import f1_score  # lazy: scikit-learn is only needed when macro-F1 is recomputed
+
+    golds = [g for g, _ in pairs]
+    preds = [p for _, p in pairs]
+    return float(f1_score(golds, preds, average="macro", labels=sorted(set(golds)), zero_division=0))
+
+
+def perplexity_of_nlls(nlls: list[float]) -> float:
+    """exp of the mean per-document negative log-likelihood (RoleBench-Unlearn's ``ppl``)."""
+    return math.exp(mean(nlls))
+
+
+@METRICS.register("macro_f1", range=(0.0, 1.0), higher_is_better=True, binary=False, aggregate=macro_f1_of_pairs,
+                  scalar=False)
+def macro_f1(sample: Sample, config: Mapping[str, Any], metric: str = "macro_f1") -> list[int] | None:
+    """Macro-F1 of a lettered-option label task: each document records its (gold, predicted) pair."""
+    return recorded_pair(sample, config, metric)
+
+
+@METRICS.register("ppl", range=(1.0, INF), higher_is_better=False, binary=False, aggregate=perplexity_of_nlls,
+                  per_document_range=(0.0, INF))
+def ppl(sample: Sample, config: Mapping[str, Any], metric: str = "ppl") -> float | None:
+    """RoleBench-Unlearn: perplexity under the original model; each document records its response's NLL."""
+    return recorded(sample, config, metric)
 
 def metric_info(name: str) -> dict[str, Any]:
     """range, higher_is_better, binary of a registered metric; :class:`UnknownNameError` otherwise."""

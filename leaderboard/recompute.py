@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,9 @@ class TaskSamples:
     doc_ids: list[int]
     doc_hashes: list[str | None]
     targets: list[str]  # each document's target as JSON text
-    values: dict[str, list[float]]  # metric -> per-document values
+    values: dict[str, list[Any]]  # metric -> per-document values (numbers, or e.g. (gold, predicted) pairs)
     baseline: float | None = None  # the protocol's baseline on these documents
+    corpus_level: dict[str, float] = field(default_factory=dict)  # metric -> score of a metric that is no mean
 
 
 _PROCESS: dict[tuple[Path, str], Callable[..., Any]] = {}
@@ -58,12 +59,24 @@ def process_results(spec: TaskSpec) -> Callable[..., Any] | None:
     return _PROCESS[key]
 
 
-def _recompute(spec: TaskSpec, sample: Sample, config: Mapping[str, Any]) -> dict[str, float | None]:
+def _as_logged(resp: Any) -> Any:
+    """A response as the task's scorer received it: lm-eval's samples file writes a loglikelihood response
+    ``(logprob, is_greedy)`` as two strings; generations stay text."""
+    if isinstance(resp, list | tuple) and len(resp) == 2 and all(isinstance(v, str) for v in resp):
+        try:
+            return float(resp[0]), resp[1] == "True"
+        except ValueError:
+            return resp
+    return resp
+
+
+def _recompute(spec: TaskSpec, sample: Sample, config: Mapping[str, Any]) -> dict[str, Any]:
     scorer = process_results(spec)
     if scorer is not None:
         resps = sample.filtered_resps if isinstance(sample.filtered_resps, list) else [sample.filtered_resps]
-        scored = scorer(sample.doc, resps)
-        return {metric: number(scored.get(metric)) for metric in spec.metrics}
+        scored = scorer(sample.doc, [_as_logged(r) for r in resps])
+        return {metric: number(scored.get(metric)) if spec.metrics[metric].scalar else scored.get(metric)
+                for metric in spec.metrics}
     return {metric: METRICS.get(metric)(sample, config, metric) for metric in spec.metrics}
 
 
@@ -88,10 +101,19 @@ def validate_samples(file_name: str, samples: list[Sample], results: ValidatedRe
         seen.add(sample.doc_id)
         recomputed = _recompute(spec, sample, config)
         for metric, rng in spec.metrics.items():
+            if not rng.scalar:  # e.g. a (gold, predicted) pair of a corpus-level metric: recomputed equal, or not
+                value = recomputed[metric]
+                if value is None or json_key(value) != json_key(sample.values.get(metric)):
+                    problems.append((f"{where}:{sample.doc_id}.{metric}", f"recorded {sample.values.get(metric)!r}, "
+                                     f"but the document's responses give {value!r}"))
+                else:
+                    values[metric].append(value)
+                continue
             value, recorded = recomputed[metric], number(sample.values.get(metric))
-            if value is None or not math.isfinite(value) or not rng.lo <= value <= rng.hi:
+            lo, hi = rng.per_document or (rng.lo, rng.hi)
+            if value is None or not math.isfinite(value) or not lo <= value <= hi:
                 problems.append((f"{where}:{sample.doc_id}.{metric}", f"{sample.values.get(metric)!r} is not a "
-                                 f"finite number in [{rng.lo:g}, {rng.hi:g}]"))
+                                 f"finite number in [{lo:g}, {hi:g}]"))
             elif recorded is None or abs(recorded - value) > TOLERANCE:
                 problems.append((f"{where}:{sample.doc_id}.{metric}", f"recorded {recorded!r}, but the document's "
                                  f"responses score {value:.6g}"))
@@ -113,11 +135,14 @@ def validate_samples(file_name: str, samples: list[Sample], results: ValidatedRe
                              f"(doc_id {', '.join(map(str, wrong[:5]))})"))
     if not problems:
         for metric, (value, _, _) in expected.metrics.items():
-            mean = math.fsum(values[metric]) / len(values[metric])
+            mean = spec.metrics[metric].combine(values[metric])
             if abs(mean - value) > TOLERANCE:
                 problems.append((f"{where}.{metric}", f"recomputed from the samples {mean:.6g}, but the results "
                                  f"file says {value:.6g}"))
     if problems:
         raise SubmissionRejected(problems)
     baseline = baseline_value(spec.protocol, rows) if spec.protocol is not None else None
-    return TaskSamples(spec.name, [s.doc_id for s in rows], [s.doc_hash for s in rows], targets, values, baseline)
+    corpus_level = {metric: spec.metrics[metric].combine(v) for metric, v in values.items()
+                    if spec.metrics[metric].aggregate is not None}
+    return TaskSamples(spec.name, [s.doc_id for s in rows], [s.doc_hash for s in rows], targets, values, baseline,
+                       corpus_level)
