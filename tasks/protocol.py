@@ -16,6 +16,8 @@ results file, so every run says which protocol it ran under)::
         range: [0, 1]            # normalised score = (x - baseline) / (max - baseline)
         task_metadata: {}        # task arguments of the standard run (num_frames, selector, ...)
         generation: {}           # generate_until: the generation_kwargs of the standard run
+        ranked: true             # false: reported on model pages, never ranked on its own (say why in `note`)
+        note: null               # why a task is not ranked, or anything a reader of the board must know
 
 Evaluators that do not run through lm-eval register a :class:`Protocol` in :data:`PROTOCOLS` under the task
 name. :func:`deviations` lists how a run differs from its protocol (a run that differs is not ranked);
@@ -64,6 +66,8 @@ class Protocol(BaseModel):
     range: tuple[float, float]
     task_metadata: dict[str, Any] = {}
     generation: dict[str, Any] = {}
+    ranked: bool = True  # false: the metric alone can be won without skill (reported, never ranked on its own)
+    note: str | None = None
     size: int | None = None  # the split's number of documents, when the protocol fixes it
 
     @field_validator("range")
@@ -304,9 +308,12 @@ def protocols_table(protocols: Mapping[str, TaskProtocol] | None = None) -> str:
         shots = f"{p.num_fewshot} from {p.fewshot_split}" if p.num_fewshot and p.fewshot_split else str(p.num_fewshot)
         base = p.baseline if isinstance(p.baseline, str) else f"{p.baseline:g}"
         lines.append(f"| `{item.task}` | {split} | {shots} | {'yes' if p.chat_template else 'no'} | {p.metric} | "
-                     f"{'higher' if p.higher_is_better else 'lower'} is better | {base} | "
-                     f"[{p.range[0]:g}, {p.range[1]:g}] |")
-    return "\n".join(lines)
+                     f"{'higher' if p.higher_is_better else 'lower'} is better{'' if p.ranked else ' (not ranked)'} "
+                     f"| {base} | [{p.range[0]:g}, {p.range[1]:g}] |")
+    notes = [f"- `{item.task}` is not ranked: {' '.join(item.protocol.note.split())}"
+             for item in sorted(protocols.values(), key=lambda p: (p.group, p.task))
+             if not item.protocol.ranked and item.protocol.note]
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def readme_table(text: str) -> str | None:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from neurips26.errors import UserError
+
 from .errors import LabelShiftError
 
 if TYPE_CHECKING:
@@ -25,7 +27,7 @@ def load_array(path: Path, field: str) -> np.ndarray:
     import numpy as np
 
     if not path.is_file():
-        raise ValueError(f"{field}: file not found: {path}")
+        raise UserError(f"{field}: file not found: {path}")
     key = field.replace(" ", "_")
     try:
         if path.suffix == ".npy":
@@ -36,10 +38,10 @@ def load_array(path: Path, field: str) -> np.ndarray:
                     return npz[key]
                 if len(npz.files) == 1:
                     return npz[npz.files[0]]
-                raise ValueError(f"{field}: {path} has arrays {npz.files} but no '{key}'")
+                raise UserError(f"{field}: {path} has arrays {npz.files} but no '{key}'")
     except (OSError, EOFError) as exc:
-        raise ValueError(f"{field}: cannot read {path}: {exc}") from None
-    raise ValueError(f"{field}: {path} is not a .npy or .npz file")
+        raise UserError(f"{field}: cannot read {path}: {exc}") from None
+    raise UserError(f"{field}: {path} is not a .npy or .npz file")
 
 
 def labelshift(
@@ -79,7 +81,7 @@ def labelshift(
              "calibration probabilities": calib_probs}
     arrays = {field: None if path is None else load_array(path, field) for field, path in files.items()}
     if (calib_labels is None) != (calib_probs is None):
-        raise ValueError("give both --calib-labels and --calib-probs, or neither")
+        raise UserError("give both --calib-labels and --calib-probs, or neither")
     methods = ("lp", "ge") if method == Method.both else (method.value,)
     try:
         result = evaluate(arrays["source labels"], arrays["source predictions"], arrays["target predictions"],

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from neurips26.errors import UserError
+
 from . import fines
 
 score = typer.Typer(help="LOCUS analysis layer: function, topic, substantive, four scores and fines per section.",
@@ -29,9 +31,9 @@ def parse_models(values: list[str] | None) -> dict[str, str] | None:
     for value in values:
         axis, sep, source = value.partition("=")
         if not sep or not source:
-            raise ValueError(f"--model {value!r} must look like AXIS=HUB_ID_OR_FOLDER")
+            raise UserError(f"--model {value!r} must look like AXIS=HUB_ID_OR_FOLDER")
         if axis not in AXES:
-            raise ValueError(f"--model {value!r}: unknown axis {axis!r}; axes: {', '.join(AXES)}")
+            raise UserError(f"--model {value!r}: unknown axis {axis!r}; axes: {', '.join(AXES)}")
         out[axis] = source
     return out
 
@@ -97,7 +99,7 @@ def score_gold(
         pred, _ = modernbert_labels(headings, texts, parse_models(model), 16)
         pred |= {k: [getattr(fines.extract(t), k) for t in texts] for k in ("max_fine_usd", "max_jail_days")}
     else:
-        raise ValueError(f"backend {backend!r} is not one of default, modernbert")
+        raise UserError(f"backend {backend!r} is not one of default, modernbert")
     lines = g.evaluate(rows, pred)
     table = Table(title=f"LOCUS gold dev ({len(rows)} sections), backend {backend}")
     for column in ("field", "metric", "backend", "annotators (ceiling)", "majority baseline", "n", "note"):

@@ -29,6 +29,7 @@ import pyarrow as pa
 from neurips26.corpora.locus import v1
 
 from neurips26 import hubfolder
+from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
 from . import fines, lexical, modernbert, opacity
@@ -119,7 +120,7 @@ def score_table(sections: pa.Table, backend: str = "default", models: dict[str, 
                 batch_size: int = 16, progress: Callable[[int], None] | None = None) -> pa.Table:
     """The ``scores`` table of a sections table (section_id, heading, text)."""
     if backend not in BACKENDS:
-        raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+        raise UserError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
     if models and backend != "modernbert":
         raise ValueError("--model applies to the modernbert backend only")
     headings = [h or "" for h in sections["heading"].to_pylist()]
