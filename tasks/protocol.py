@@ -33,63 +33,19 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from neurips26.tasks import TASKS_DIR
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import ValidationError
 
-from neurips26.errors import UserError
-from neurips26.registry import Registry
+from neurips26.protocol import PROTOCOLS, Protocol, ProtocolError
 from neurips26.results import Run, Sample, TaskRun
 
 # Task metadata that is not a setting of the run: the version, the protocol itself, data provenance, lm-eval's own.
 NOT_SETTINGS = frozenset({"version", "protocol", "data", "config_source", "pretrained"})
 
 
-class ProtocolError(UserError):
-    """A task without a protocol, or a protocol that is not valid."""
-
-
-class Protocol(BaseModel):
-    """How a task's standard run is made and how its score is ranked (see the module docstring)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    split: str
-    num_fewshot: int = 0
-    fewshot_split: str | None = None
-    chat_template: bool = False
-    metric: str
-    higher_is_better: bool = True
-    baseline: float | Literal["majority", "chance"]
-    range: tuple[float, float]
-    task_metadata: dict[str, Any] = {}
-    generation: dict[str, Any] = {}
-    ranked: bool = True  # false: the metric alone can be won without skill (reported, never ranked on its own)
-    note: str | None = None
-    size: int | None = None  # the split's number of documents, when the protocol fixes it
-
-    @field_validator("range")
-    @classmethod
-    def _ordered(cls, value: tuple[float, float]) -> tuple[float, float]:
-        if not value[0] < value[1]:
-            raise ValueError(f"range {list(value)} must be [low, high] with low < high")
-        return value
-
-    @model_validator(mode="after")
-    def _baseline_in_range(self) -> Protocol:
-        if isinstance(self.baseline, float) and not self.range[0] <= self.baseline <= self.range[1]:
-            raise ValueError(f"baseline {self.baseline} is outside the range {list(self.range)}")
-        return self
-
-    @property
-    def best(self) -> float:
-        """The best possible score (the range's top when higher is better, else its bottom)."""
-        return self.range[1] if self.higher_is_better else self.range[0]
-
-
-PROTOCOLS: Registry[Protocol] = Registry("protocol")
 
 
 @dataclass(frozen=True)
