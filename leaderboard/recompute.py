@@ -70,7 +70,9 @@ def _as_logged(resp: Any) -> Any:
     return resp
 
 
-def _recompute(spec: TaskSpec, sample: Sample, config: Mapping[str, Any]) -> dict[str, Any]:
+def recompute_document(spec: TaskSpec, sample: Sample, config: Mapping[str, Any]) -> dict[str, Any]:
+    """Metric -> the document's value recomputed from its responses: by the task's own ``process_results`` when it
+    has one, else by the metric's registered function (a number, or e.g. a (gold, predicted) pair)."""
     scorer = process_results(spec)
     if scorer is not None:
         resps = sample.filtered_resps if isinstance(sample.filtered_resps, list) else [sample.filtered_resps]
@@ -99,7 +101,7 @@ def validate_samples(file_name: str, samples: list[Sample], results: ValidatedRe
             problems.append((f"{where}.doc_id", f"document {sample.doc_id} appears twice"))
             break
         seen.add(sample.doc_id)
-        recomputed = _recompute(spec, sample, config)
+        recomputed = recompute_document(spec, sample, config)
         for metric, rng in spec.metrics.items():
             if not rng.scalar:  # e.g. a (gold, predicted) pair of a corpus-level metric: recomputed equal, or not
                 value = recomputed[metric]

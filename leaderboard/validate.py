@@ -140,7 +140,8 @@ def validate_results(data: Mapping[str, Any] | Run, tasks: Mapping[str, TaskSpec
             reasons = deviations(run, task, spec.protocol)
             if reasons:
                 unranked[name] = reasons
-    if not found and not any(where.startswith(("results.", "tasks.")) for where, _ in problems):
+    if not any(name in tasks for name in run.tasks) and not any(where.startswith(("results.", "tasks."))
+                                                                  for where, _ in problems):
         problems.append(("results", f"no task of this benchmark (ours: {', '.join(sorted(tasks))})"))
     version = (run.lm_eval_version or "").strip()
     if not version:

@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from neurips26.leaderboard.metrics import METRICS
 from neurips26.tasks import TASKS_DIR
+
+from neurips26.hubfolder import read_table
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 
@@ -62,17 +65,32 @@ def variant(data: dict[str, Any], run: int = 0) -> dict[str, Any]:
     return data
 
 
+def split_size(folder: Path, config: str, split: str = "test") -> int:
+    """The number of documents of ``split`` of ``config`` in the built folder ``folder`` (what a complete run of
+    the config's task evaluates)."""
+    table = read_table(folder, config, split=split)
+    assert table is not None, f"{folder} has no {config}/{split} split"
+    return table.num_rows
+
+
 def complete(data: dict[str, Any], manifest_sha256: str = "0" * 64) -> dict[str, Any]:
     """A copy of a ``--limit`` run's results made complete: no limit, every counted document evaluated (the split
-    is the documents evaluated) and the data provenance the task loader records (not the demo sample)."""
+    is the documents evaluated) and the data provenance the task loader records (read from data of manifest sha256
+    ``manifest_sha256``, not the demo sample)."""
     data = copy.deepcopy(data)
     data["config"]["limit"] = None
     for task, counts in data["n-samples"].items():
         counts["original"] = counts["effective"]
-        data["configs"][task].setdefault("metadata", {})["data"] = {
-            "resource": "locus", "config": task.removeprefix("locus_"), "version": "1.0.0",
-            "manifest_sha256": manifest_sha256, "demo": False}
+        metadata = data["configs"][task].setdefault("metadata", {})
+        metadata["data"] = {"resource": "locus", "config": task.removeprefix("locus_"), "version": "1.0.0",
+                            **(metadata.get("data") or {}), "manifest_sha256": manifest_sha256, "demo": False}
     return data
+
+
+def lettered_answer(gold: int, options: int, right: bool) -> int:
+    """The option a lettered-option answerer picks: the gold one when ``right``, else the first other one (the
+    argmax of :func:`fabricate`'s loglikelihoods, the first of the tied highest as lm-eval's scorer takes it)."""
+    return gold if right else next(j for j in range(options) if j != gold)
 
 
 def fabricate(folder: Path, template: dict[str, Any], samples: dict[str, Path], correct: dict[str, list[bool]],
@@ -81,7 +99,9 @@ def fabricate(folder: Path, template: dict[str, Any], samples: dict[str, Path], 
     real document ``i % 2`` under doc hash ``<hashes><i>`` (a multiple-choice document's gold option is
     ``i % options``), read from data of manifest sha256 ``digest``; its responses are right (or wrong) as
     ``correct`` says (multiple choice: the gold option's loglikelihood highest or lowest; generation: the
-    heading or "zzz").
+    heading or "zzz"). Every metric the task reports is recorded per document and aggregated as the task does: a
+    mean with its standard error, or a corpus-level aggregate (macro-F1 of the (gold, predicted) pairs) with
+    lm-eval's "N/A" stderr.
     ``run`` varies the responses without changing any score, as another model's run would."""
     data = complete(template, digest)
     for task in list(data["results"]):
@@ -103,15 +123,24 @@ def fabricate(folder: Path, template: dict[str, Any], samples: dict[str, Path], 
                 row["filtered_resps"] = [[str((-1.0 if (j == gold) == right else -100.0) * scale), "False"]
                                          for j in range(len(row["filtered_resps"]))]
                 row["resps"] = [[resp] for resp in row["filtered_resps"]]
-                row["acc"] = row["acc_norm"] = float(right)
+                row.pop("acc_norm", None)  # the lettered-option tasks report acc and macro_f1
+                row["acc"] = float(right)
+                row["macro_f1"] = [gold, lettered_answer(gold, len(row["filtered_resps"]), right)]
             else:
                 text = (row["doc"]["heading"] if right else "zzz") + " " * run
                 row["filtered_resps"], row["resps"] = [text], [[text]]
                 row["exact_match"] = row["rougeL"] = float(right)
             rows.append(row)
         n = len(rows)
-        for metric in [m for m in rows[0] if m in ("acc", "acc_norm", "exact_match", "rougeL")]:
+        reported = [key.split(",")[0] for key in data["results"][task] if key.endswith(",none")
+                    and not key.split(",")[0].endswith("_stderr")]
+        for metric in reported:
             values = [r[metric] for r in rows]
+            aggregate = METRICS.info(metric).get("aggregate")
+            if aggregate is not None:  # corpus-level: lm-eval records no stderr for a !function aggregation
+                data["results"][task][f"{metric},none"] = aggregate(values)
+                data["results"][task][f"{metric}_stderr,none"] = "N/A"
+                continue
             mean = sum(values) / n
             data["results"][task][f"{metric},none"] = mean
             data["results"][task][f"{metric}_stderr,none"] = (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** .5

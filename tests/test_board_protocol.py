@@ -1,9 +1,9 @@
 """Task protocols, the results reader and the ways a leaderboard could be gamed, on real lm-eval runs.
 
-One real run of the embedded model with ``--limit 2`` on the demo build (no data provenance: the task loader that
-records it is not used by these tasks yet). A complete run is derived from it: its ``locus_domain`` part with the
-limit removed (a split of the 2 documents evaluated) and the data provenance the loader records. Every other
-submission is derived from these two. (A complete run of the embedded model on a real split takes minutes on CPU.)
+One real run of the embedded model with ``--limit 2`` on the demo build (the task loader records the demo data as
+its provenance). A complete run is derived from it: its ``locus_domain`` part with the limit removed (a split of the
+2 documents evaluated) and the data provenance of released data. Every other submission is derived from these two.
+(A complete run of the embedded model on a real split takes minutes on CPU.)
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 import typer
 from neurips26.corpora.locus.build import build as build_locus
-from neurips26.leaderboard import ranking
+from neurips26.leaderboard import ranking, recompute
 from neurips26.leaderboard.catalog import read_tasks
 from neurips26.leaderboard.cli import leaderboard as leaderboard_command
 from neurips26.leaderboard.metrics import METRICS
@@ -44,7 +45,7 @@ from typer.testing import CliRunner
 
 from neurips26.errors import UnknownNameError, UserError
 from neurips26.results import model_args, parse_run, parse_samples, read_run, responses_digest, summarise
-from tests.board_fixtures import PROTOCOLS, dump, meta, protocol_tasks, variant
+from tests.board_fixtures import PROTOCOLS, dump, meta, protocol_tasks, split_size, variant
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +68,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data["config"]["limit"] = None
     data["n-samples"]["locus_domain"] = {"original": 2, "effective": 2}
     data["configs"]["locus_domain"]["metadata"]["data"] = {
-        "resource": "locus", "config": "domain", "version": "1.0.0", "manifest_sha256": manifest, "demo": False}
+        **data["configs"]["locus_domain"]["metadata"]["data"], "manifest_sha256": manifest, "demo": False}
     domain = next(p for p in limited.samples_files if p.name.startswith("samples_locus_domain_"))
     results, samples = write_run(root / "full", data, {"locus_domain": rows_of(domain)})
     full = SimpleNamespace(results=data, results_file=results, samples_files=samples)
@@ -164,7 +165,8 @@ def test_read_run_reads_results_and_samples(runs: dict[str, Any]) -> None:
     run = read_run(limited.results_file.parent)
     assert set(run.tasks) == {"locus_catchline", "locus_domain"} and run.limit == 2
     domain = run.tasks["locus_domain"]
-    assert (domain.n_original, domain.n_effective, domain.num_fewshot) == (29, 2, 0)
+    test_docs = split_size(runs["root"] / "data" / "locus", "domain")
+    assert (domain.n_original, domain.n_effective, domain.num_fewshot) == (test_docs, 2, 0)
     assert len(domain.samples) == 2 and domain.samples[0].doc_hash and domain.task_hash
     assert domain.value("acc") == limited.results["results"]["locus_domain"]["acc,none"]
     assert run.model_args["pretrained"].endswith("SmolLM2-135M-Instruct") and not run.chat_applied
@@ -186,13 +188,17 @@ def test_a_limited_run_is_stored_unranked_with_the_reason(runs: dict[str, Any], 
     results, samples = files(runs["limited"])
     entry = store.submit(results, meta(runs["limited"].results), samples)
     assert entry.status == "UNRANKED"
-    assert "locus_domain: run with --limit 2, 2 of the 29 documents evaluated" in entry.reason
-    assert "no data provenance" in entry.reason
+    built = runs["root"] / "data" / "locus"
+    for task in ("locus_domain", "locus_catchline"):
+        n = split_size(built, task.removeprefix("locus_"))
+        assert f"{task}: run with --limit 2, 2 of the {n} documents evaluated" in entry.reason
+    assert "run on the demo sample" in entry.reason  # the provenance the task loader recorded
     assert store.scores().num_rows == 0 and ranking.leaderboard(store, task="locus_domain").num_rows == 0
     shown = store.submission_scores(entry.id).to_pylist()  # the model page still shows the scores
-    assert {(r["task"], r["metric"]) for r in shown} == {("locus_domain", "acc"), ("locus_domain", "acc_norm"),
-                                                         ("locus_catchline", "exact_match"),
-                                                         ("locus_catchline", "rougeL")}
+    reported = {(task, key.split(",")[0]) for task, values in runs["limited"].results["results"].items()
+                for key in values if key.endswith(",none") and not key.split(",")[0].endswith("_stderr")}
+    assert {("locus_domain", "acc"), ("locus_catchline", "rougeL")} <= reported
+    assert {(r["task"], r["metric"]) for r in shown} == reported
 
 
 def test_a_full_run_is_ranked_but_a_single_task_stays_out_of_overall(runs: dict[str, Any], board_tasks: Path,
@@ -275,17 +281,18 @@ def test_targets_must_match_the_gold_of_the_first_ranked_run(runs: dict[str, Any
     results, samples = files(runs["full"])
     assert store.submit(results, meta(runs["full"].results), samples).status == "VALID"
     data = json.loads(results.read_text())
-    config = data["configs"]["locus_domain"]
+    spec = read_tasks(board_tasks)["locus_domain"]
     rows = rows_of(samples[0])
     for row in rows:  # other responses (so not a copy), the same choices
         row["filtered_resps"] = [[str(float(ll) - 0.5), flag] for ll, flag in row["filtered_resps"]]
-    rows[0]["target"] = str((int(rows[0]["target"]) + 1) % len(rows[0]["filtered_resps"]))  # a moved gold label
+    moved = (int(rows[0]["target"]) + 1) % len(rows[0]["filtered_resps"])  # a moved gold label
+    rows[0]["target"], rows[0]["doc"]["label"] = str(moved), moved
     parsed = parse_samples("".join(json.dumps(r) + "\n" for r in rows).encode())
-    for row, sample in zip(rows, parsed, strict=True):  # per-document values and means kept consistent
-        for metric in ("acc", "acc_norm"):
-            row[metric] = METRICS.get(metric)(sample, config, metric)
-    for metric in ("acc", "acc_norm"):
-        data["results"]["locus_domain"][f"{metric},none"] = sum(r[metric] for r in rows) / len(rows)
+    for row, sample in zip(rows, parsed, strict=True):  # per-document values and scores kept consistent
+        row.update(json.loads(json.dumps(recompute.recompute_document(spec, sample, data["configs"]["locus_domain"]))))
+    assert set(spec.metrics) <= set(rows[0]) and rows[0]["acc"] != rows_of(samples[0])[0]["acc"]
+    for metric, rng in spec.metrics.items():
+        data["results"]["locus_domain"][f"{metric},none"] = rng.combine([r[metric] for r in rows])
     entry = submit(store, write_run(tmp_path / "moved", variant(data, 1), {"locus_domain": rows}),
                          meta(data, model_id="org/moved"))
     assert entry.status == "REJECTED" and "differ from the gold targets (doc_id 0)" in entry.reason
@@ -299,7 +306,9 @@ def test_unknown_metrics_are_errors_not_infinite_ranges(tmp_path: Path, runs: di
         METRICS.info("brier")
     tasks = protocol_tasks(tmp_path / "tasks")
     path = tasks / "locus_domain.yaml"
-    path.write_text(path.read_text().replace("  - metric: acc_norm", "  - metric: brier"))
+    text = path.read_text()
+    other = next(m for m in re.findall(r"^  - metric: (\w+)$", text, re.M) if m != PROTOCOLS["locus_domain"]["metric"])
+    path.write_text(text.replace(f"  - metric: {other}\n", "  - metric: brier\n"))
     spec = read_tasks(tasks)["locus_domain"]
     assert "metric brier: unknown metric 'brier'" in spec.problem
     entry = submit(Store(tmp_path / "lb", tasks_dir=tasks), files(runs["full"]), meta(runs["full"].results))
@@ -367,13 +376,15 @@ def test_leaderboard_command_formats_and_definition(runs: dict[str, Any], board_
 def test_a_forged_split_size_is_rejected_when_the_board_holds_the_data(runs: dict[str, Any], board_tasks: Path,
                                                                        tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    # the complete run says its split has the 2 documents it evaluated; the built folder it read has 29
+    # the complete run says its split has the 2 documents it evaluated; the built folder it read has more
     monkeypatch.setenv("NEURIPS26_DATA", str(runs["root"] / "data"))
+    n = split_size(runs["root"] / "data" / "locus", "domain")
+    assert n > 2
     entry = Store(tmp_path / "lb", tasks_dir=board_tasks).submit(*files(runs["full"])[:1], meta(runs["full"].results),
                                                                   files(runs["full"])[1])
     assert entry.status == "REJECTED"
-    assert "n-samples.locus_domain.original: 2, but the test split of the data the run says it read has 29" \
-        in entry.reason
+    assert entry.reason == f"n-samples.locus_domain.original: 2, but the test split of the data the run says it " \
+        f"read has {n} documents"  # the one problem, named once
     monkeypatch.setenv("NEURIPS26_DATA", str(tmp_path / "elsewhere"))  # another folder: not checked
     assert Store(tmp_path / "lb2", tasks_dir=board_tasks).submit(*files(runs["full"])[:1], meta(runs["full"].results),
                                                                  files(runs["full"])[1]).status == "VALID"

@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import multiprocessing
+import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -113,14 +114,30 @@ def doctored(folder: Path, real: dict[str, Any], task: str, edit: Any) -> Path:
 # -- catalog ---------------------------------------------------------------------------------------------------
 
 
+def yaml_fields(path: Path) -> tuple[float, list[str]]:
+    """metadata.version and the metric_list names of a task YAML, read from its text."""
+    text = path.read_text()
+    version = re.search(r"^metadata:\n(?:  .*\n)*?  version: ([0-9.]+)$", text, re.M)
+    assert version is not None, path
+    return float(version[1]), re.findall(r"^  - metric: (\w+)$", text, re.M)
+
+
 def test_catalog_reads_the_task_yamls(board_tasks: Path) -> None:
     tasks = read_tasks(board_tasks)
     assert set(TASKS) <= set(tasks)
     domain, catchline = tasks["locus_domain"], tasks["locus_catchline"]
-    assert (domain.version, domain.group, domain.primary, list(domain.metrics)) == (1.0, "locus", "acc",
-                                                                                    ["acc", "acc_norm"])
-    assert (catchline.primary, list(catchline.metrics)) == ("rougeL", ["exact_match", "rougeL"])
+    version, metrics = yaml_fields(board_tasks / "locus_domain.yaml")
+    assert "acc" in metrics and "macro_f1" in metrics
+    assert (domain.version, domain.group, domain.primary, list(domain.metrics)) == (version, "locus", "acc", metrics)
+    version, metrics = yaml_fields(board_tasks / "locus_catchline.yaml")
+    assert (catchline.version, catchline.primary, sorted(catchline.metrics)) == (version, "rougeL",
+                                                                                 ["exact_match", "rougeL"])
     assert domain.metrics["acc"].binary and not catchline.metrics["rougeL"].binary
+    # macro-F1 is corpus-level: each document records a (gold, predicted) pair, the score is their aggregate
+    f1 = domain.metrics["macro_f1"]
+    assert not f1.scalar and f1.aggregate is not None and domain.metrics["acc"].aggregate is None
+    assert f1.combine([[0, 0], [1, 1], [1, 0]]) == pytest.approx((2 / 3 + 2 / 3) / 2)
+    assert domain.metrics["acc"].combine([1.0, 0.0, 0.0, 1.0]) == 0.5
     assert domain.problem is None and catchline.process_results == "utils.score_catchline"
     # every metric a shipped task reports is registered (its range and how it is recomputed)
     assert not [spec.problem for spec in shipped_tasks().values() if "unknown metric" in (spec.problem or "")]
@@ -139,12 +156,18 @@ def test_real_results_and_samples_are_stored(store: Store, real: dict[str, Any])
         assert store.file_path(sha) == store.root / "files" / sha[:2] / sha
     scores = store.scores().to_pylist()
     assert {(r["task"], r["metric"]) for r in scores} == {(t, m) for t in TASKS for m in store.tasks[t].metrics}
+    corpus_level = {(t, m) for t in TASKS for m, spec in store.tasks[t].metrics.items() if spec.aggregate}
+    assert ("locus_domain", "macro_f1") in corpus_level
     for row in scores:  # recomputed from the samples: lm-eval's numbers
         task = real["data"]["results"][row["task"]]
         assert math.isclose(row["value"], task[f"{row['metric']},none"], abs_tol=1e-9)
-        assert math.isclose(row["stderr"], task[f"{row['metric']}_stderr,none"], abs_tol=1e-9)
         assert row["n"] == 2 and row["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
         per_doc = store.sample_scores(entry.id, row["task"], row["metric"])
+        if (row["task"], row["metric"]) in corpus_level:
+            # no mean over documents: neither lm-eval (N/A) nor the board has a stderr, nor per-document scores
+            assert row["stderr"] is None and task[f"{row['metric']}_stderr,none"] == "N/A" and not per_doc
+            continue
+        assert math.isclose(row["stderr"], task[f"{row['metric']}_stderr,none"], abs_tol=1e-9)
         assert len(per_doc) == 2 and math.isclose(sum(per_doc.values()) / 2, row["value"])
     with store._connect() as con:  # append-only history: PENDING, then VALID
         history = con.execute("SELECT status FROM statuses WHERE submission_id = ? ORDER BY seq",
@@ -196,7 +219,8 @@ def _put(path: str, value: Any) -> Any:
 
 REJECTIONS = [
     ("not our task", _foreign_task, "results.mmlu", "not a task of this benchmark"),
-    ("task version", _put("versions/locus_domain", 2.0), "versions.locus_domain", "differs from the shipped"),
+    ("task version", lambda d: d["versions"].update(locus_domain=d["versions"]["locus_domain"] + 1),
+     "versions.locus_domain", "differs from the shipped version {locus_domain}"),
     ("NaN metric", _put("results/locus_domain/acc,none", math.nan), "results.locus_domain.acc,none", "not finite"),
     ("inf metric", _put("results/locus_catchline/rougeL,none", math.inf), "results.locus_catchline.rougeL,none",
      "not finite"),
@@ -216,7 +240,7 @@ REJECTIONS = [
     ("no sample count", _drop("n-samples/locus_domain"), "n-samples.locus_domain", "missing"),
     ("no task version", _drop("versions/locus_catchline"), "versions.locus_catchline", "missing"),
     ("changed prompt", _put("configs/locus_domain/doc_to_text", "Answer: {{label}}"),
-     "configs.locus_domain.doc_to_text", "differs from the shipped task locus_domain v1"),
+     "configs.locus_domain.doc_to_text", "differs from the shipped task locus_domain v{locus_domain}"),
     ("no task config", _drop("configs/locus_catchline"), "configs.locus_catchline", "missing"),
     ("params mismatch", _put("config/model_num_parameters", 7_000_000_000), "params", "lm-eval counted"),
     ("dtype mismatch", _put("config/model_dtype", "torch.bfloat16"), "precision", "ran the model in bfloat16"),
@@ -231,6 +255,7 @@ def test_each_results_problem_is_rejected_by_name(store: Store, real: dict[str, 
                                                   reason: str) -> None:
     data = variant(real)
     edit(data)
+    reason = reason.format(**{task: f"{spec.version:g}" for task, spec in store.tasks.items()})  # the shipped ones
     entry = store.submit(dump(data), meta(real, submitter="mallory"), both(real))
     assert entry.status == "REJECTED"
     assert f"{field}: " in entry.reason and reason in entry.reason, entry.reason
@@ -249,7 +274,9 @@ def test_validate_results_lists_every_problem(real: dict[str, Any], board_tasks:
     assert fields == ["results.locus_domain.acc,none", "lm_eval_version"]
     assert "results.locus_domain.acc,none: not finite" in str(caught.value)
     ok = validate_results(real["data"], tasks)
-    assert ok.task_versions == {"locus_catchline": 1.0, "locus_domain": 1.0} and ok.lm_eval_version == "0.4.13"
+    shipped = {task: yaml_fields(board_tasks / f"{task}.yaml")[0] for task in TASKS}
+    assert ok.task_versions == shipped == {task: float(v) for task, v in real["data"]["versions"].items()}
+    assert ok.lm_eval_version == "0.4.13"
     assert "pretrained" not in ok.config["model_args"] and ok.config["limit"] is None and not ok.unranked
     limited = validate_results(real["limited"], tasks)  # valid, but not the standard run
     assert limited.config["limit"] == 2 and "run with --limit 2" in limited.unranked["locus_domain"]
@@ -295,7 +322,7 @@ def test_not_json_and_wrong_samples_are_rejected(store: Store, real: dict[str, A
     assert "not an lm-eval results object" in store.submit(b"[1, 2]", meta(real)).reason
     # results that the samples do not reproduce
     data = variant(real, 1)
-    data["results"]["locus_domain"]["acc,none"] = 1.0 - data["results"]["locus_domain"]["acc,none"]
+    data["results"]["locus_domain"]["acc,none"] = 0.0 if data["results"]["locus_domain"]["acc,none"] else 1.0
     entry = store.submit(dump(data), meta(real, model_id="org/doctored"), both(real))
     assert entry.status == "REJECTED" and "locus_domain_" in entry.reason and "acc: recomputed from the samples" \
         in entry.reason

@@ -276,7 +276,9 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert model_page.model_page(store, 99, loaded).about.height == 0
     assert "only submissions with every task in scope are ranked" in boards.overall_text(store)
     assert boards.protocol_text(store, "locus_domain").startswith(
-        "`locus_domain` v1: ranked by **acc** (higher is better, range [0, 1]) on the test split in full, 0-shot")
+        f"`locus_domain` v{store.tasks['locus_domain'].version:g}: ranked by **acc** (higher is better, range [0, 1]) "
+        "on the test split in full, 0-shot")
+    assert f"v{real['data']['versions']['locus_domain']:g}:" in boards.protocol_text(store, "locus_domain")
 
 
 # -- datasets ----------------------------------------------------------------------------------------------------
