@@ -36,8 +36,9 @@ def paired_bootstrap(store: Store, a_id: int, b_id: int, task: str, metric: str 
     resampled mean differences at least as far from the observed one as the observed one is from 0 (the
     bootstrap distribution shifted to the null), with add-one smoothing: ``(1 + count) / (1 + n_boot)``.
 
-    ValueError when either submission has no samples file for ``task``, when they share no document, or when a
-    doc_id names different documents in the two (their doc_hash differs: the runs used different data).
+    ValueError when ``metric`` is corpus-level (macro-F1: no per-document score), when either submission has no
+    samples file for ``task``, when they share no document, or when a doc_id names different documents in the two
+    (their doc_hash differs: the runs used different data).
     """
     spec = store.tasks.get(task)
     if spec is None:
@@ -45,6 +46,11 @@ def paired_bootstrap(store: Store, a_id: int, b_id: int, task: str, metric: str 
     metric = metric or spec.primary
     if metric not in spec.metrics:
         raise ValueError(f"{task} has no metric {metric!r} (its metrics: {', '.join(spec.metrics)})")
+    if spec.metrics[metric].aggregate is not None:
+        means = [m for m, s in spec.metrics.items() if s.aggregate is None]
+        raise ValueError(f"{metric} of {task} is corpus-level (an aggregate of all documents, not a mean of "
+                         f"per-document scores): no document-by-document comparison; compare on "
+                         f"{' or '.join(means) or 'a mean metric'}")
     if n_boot < 1:
         raise ValueError("n_boot must be at least 1")
     a, b = (store.sample_table(i, task, metric) for i in (a_id, b_id))

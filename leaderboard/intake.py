@@ -159,10 +159,10 @@ def finish(done: list[tuple[int, Submission]], writes: Writes) -> None:
                 if metric not in result.metrics:
                     continue
                 n = len(values)
-                if metric in ts.corpus_level:  # macro-F1, perplexity...: no per-document mean or its stderr
+                if metric in ts.corpus_level:  # macro-F1, perplexity...: no per-document mean; a bootstrap stderr
                     writes.scores.append({"submission_id": entry_id, "task": ts.task, "version": result.version,
-                                          "metric": metric, "value": ts.corpus_level[metric], "stderr": None,
-                                          "n": n, "baseline": ts.baseline})
+                                          "metric": metric, "value": ts.corpus_level[metric],
+                                          "stderr": ts.corpus_stderr.get(metric), "n": n, "baseline": ts.baseline})
                     continue
                 mean = math.fsum(values) / n
                 stderr = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1) / n) if n > 1 else 0.0

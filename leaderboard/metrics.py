@@ -11,7 +11,9 @@ higher_is_better=..., binary=...)`` on its per-document function ``f(sample, con
 A metric that is not registered is an error (a task reporting it cannot be submitted), not an unbounded range.
 The aggregate is the mean over documents unless the metric registers its own ``aggregate(values) -> float``
 (a corpus-level metric: macro-F1 over (gold, predicted) pairs, perplexity from per-document NLLs); ``range``
-bounds the per-document values of a mean and the aggregate of any metric.
+bounds the per-document values of a mean and the aggregate of any metric. A mean's standard error is that of the
+per-document values; a corpus-level metric's is :func:`bootstrap_stderr` (as lm-eval's for its non-mean
+aggregations), so that every ranked score has an interval.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from neurips26.registry import Registry
 from neurips26.results import Sample
@@ -138,13 +142,32 @@ def recorded_pair(sample: Sample, config: Mapping[str, Any], metric: str) -> lis
 
 
 def macro_f1_of_pairs(pairs: list[list[int]]) -> float:
-    """Macro-averaged F1 over the gold classes present, from (gold, predicted) pairs (scikit-learn's, as the
-    LOCUS label tasks compute it)."""
-    from sklearn.metrics import f1_score  # lazy: scikit-learn is only needed when macro-F1 is recomputed
+    """Macro-averaged F1 over the gold classes present, from (gold, predicted) pairs: scikit-learn's
+    ``f1_score(golds, preds, average="macro", labels=sorted(set(golds)), zero_division=0)``, as the LOCUS label
+    tasks compute it (per class ``2 tp / (2 tp + fp + fn)``, never 0/0 for a class that is some document's gold)."""
+    if not pairs:
+        return 0.0
+    golds, preds = np.asarray(pairs, np.int64).T
+    labels = np.unique(golds)
+    hit = golds == preds
+    tp = np.array([np.count_nonzero(hit & (golds == c)) for c in labels], float)
+    gold_n = np.array([np.count_nonzero(golds == c) for c in labels], float)
+    pred_n = np.array([np.count_nonzero(preds == c) for c in labels], float)
+    return float(np.mean(2 * tp / (gold_n + pred_n)))
 
-    golds = [g for g, _ in pairs]
-    preds = [p for _, p in pairs]
-    return float(f1_score(golds, preds, average="macro", labels=sorted(set(golds)), zero_division=0))
+
+def bootstrap_stderr(aggregate: Any, values: list[Any], n_boot: int = 1000, seed: int = 0) -> float | None:
+    """Standard error of a corpus-level score: the standard deviation of ``aggregate`` over ``n_boot`` resamples of
+    the documents (with replacement, a fixed seed: the same submission always gets the same number). 0 for one
+    document, as a mean's; None when the resampled scores are not all finite."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    rng = np.random.default_rng(seed)
+    scores = np.array([aggregate([values[i] for i in rng.integers(0, n, n)]) for _ in range(n_boot)], float)
+    if not np.isfinite(scores).all():
+        return None
+    return float(np.std(scores, ddof=1))
 
 
 def perplexity_of_nlls(nlls: list[float]) -> float:

@@ -5,7 +5,9 @@ version the package ships (scores of an older version are left out). Its 95% int
 
 * binary metrics (each document scores 0 or 1: acc, acc_norm, exact_match): the Wilson score interval of the
   proportion over ``n`` documents. It stays honest at 0 and 1, where lm-eval's stderr is 0;
-* other metrics: ``score ± 1.96 * stderr`` (lm-eval's stderr), clipped to the metric's range.
+* other metrics: ``score ± 1.96 * stderr``, clipped to the metric's range: the stderr of the per-document values
+  recomputed from the samples, or for a corpus-level metric (macro-F1, perplexity) its bootstrap stderr. A score
+  without a stderr (none could be computed) gets the metric's whole range: it is ranked, with every rank open.
 
 Overall (``task=None``, optionally within a ``group``): see :data:`OVERALL_DEFINITION`. Only submissions having
 every task in scope are ranked. Each task's score is normalised between its protocol's baseline and its best
@@ -66,7 +68,10 @@ def intervals(spec: MetricSpec, value: np.ndarray, stderr: np.ndarray, n: np.nda
     value, stderr = np.asarray(value, float), np.asarray(stderr, float)
     if spec.binary:
         return wilson(value, n, z)
-    return np.clip(value - z * stderr, spec.lo, spec.hi), np.clip(value + z * stderr, spec.lo, spec.hi)
+    unknown = np.isnan(stderr)  # no stderr: the whole range (np.inf - np.inf would be NaN)
+    stderr = np.where(unknown, 0.0, stderr)
+    lo, hi = np.clip(value - z * stderr, spec.lo, spec.hi), np.clip(value + z * stderr, spec.lo, spec.hi)
+    return np.where(unknown, spec.lo, lo), np.where(unknown, spec.hi, hi)
 
 
 def rank_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +186,9 @@ def _task_rows(scores: pa.Table, spec: TaskSpec) -> dict[str, np.ndarray]:
     stderr = rows["stderr"].to_numpy(zero_copy_only=False).astype(float)
     n = rows["n"].to_numpy(zero_copy_only=False).astype(np.int64)
     lo, hi = intervals(metric, value, stderr, n)
-    se = np.maximum(stderr, (hi - lo) / (2 * Z95)) if metric.binary else stderr
+    # binary: the larger of the stderr and the Wilson half-width / 1.96; no stderr: the interval's half-width
+    se = np.fmax(stderr, (hi - lo) / (2 * Z95)) if metric.binary else np.where(np.isnan(stderr),
+                                                                                (hi - lo) / (2 * Z95), stderr)
     up_low, up_high = (lo, hi) if metric.higher_is_better else (_oriented(metric, hi), _oriented(metric, lo))
     protocol = spec.protocol
     if protocol is not None:

@@ -19,7 +19,7 @@ from neurips26.tasks.protocol import baseline_value, json_key
 from neurips26.results import Sample, number
 
 from .catalog import TaskSpec
-from .metrics import METRICS
+from .metrics import METRICS, bootstrap_stderr
 from .modelinfo import SubmissionRejected
 from .validate import ValidatedResults
 
@@ -37,6 +37,7 @@ class TaskSamples:
     values: dict[str, list[Any]]  # metric -> per-document values (numbers, or e.g. (gold, predicted) pairs)
     baseline: float | None = None  # the protocol's baseline on these documents
     corpus_level: dict[str, float] = field(default_factory=dict)  # metric -> score of a metric that is no mean
+    corpus_stderr: dict[str, float | None] = field(default_factory=dict)  # metric -> its bootstrap stderr
 
 
 _PROCESS: dict[tuple[Path, str], Callable[..., Any]] = {}
@@ -146,5 +147,7 @@ def validate_samples(file_name: str, samples: list[Sample], results: ValidatedRe
     baseline = baseline_value(spec.protocol, rows) if spec.protocol is not None else None
     corpus_level = {metric: spec.metrics[metric].combine(v) for metric, v in values.items()
                     if spec.metrics[metric].aggregate is not None}
+    corpus_stderr = {metric: bootstrap_stderr(spec.metrics[metric].aggregate, values[metric])
+                     for metric in corpus_level}
     return TaskSamples(spec.name, [s.doc_id for s in rows], [s.doc_hash for s in rows], targets, values, baseline,
-                       corpus_level)
+                       corpus_level, corpus_stderr)

@@ -29,15 +29,16 @@ from neurips26.leaderboard.catalog import read_tasks, shipped_tasks
 from neurips26.leaderboard.cli import leaderboard as leaderboard_command
 from neurips26.leaderboard.cli import submit as submit_command
 from neurips26.leaderboard.compare import paired_bootstrap
+from neurips26.leaderboard.metrics import bootstrap_stderr, macro_f1_of_pairs
 from neurips26.leaderboard.modelinfo import Limits, SubmissionRejected, clean_text
-from neurips26.leaderboard.ranking import leaderboard, point_ranks, rank_ranges, wilson
+from neurips26.leaderboard.ranking import intervals, leaderboard, point_ranks, rank_ranges, wilson
 from neurips26.leaderboard.store import Store
 from neurips26.leaderboard.validate import validate_results
 from neurips26.tasks import evaluation
 from typer.testing import CliRunner
 
 from neurips26.errors import UnknownNameError
-from tests.board_fixtures import REVISION, complete, dump, fabricate, protocol_tasks
+from tests.board_fixtures import PROTOCOLS, REVISION, complete, dump, fabricate, protocol_tasks
 from tests.board_fixtures import variant as _variant
 
 TASKS = ["locus_catchline", "locus_domain"]
@@ -164,8 +165,9 @@ def test_real_results_and_samples_are_stored(store: Store, real: dict[str, Any])
         assert row["n"] == 2 and row["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
         per_doc = store.sample_scores(entry.id, row["task"], row["metric"])
         if (row["task"], row["metric"]) in corpus_level:
-            # no mean over documents: neither lm-eval (N/A) nor the board has a stderr, nor per-document scores
-            assert row["stderr"] is None and task[f"{row['metric']}_stderr,none"] == "N/A" and not per_doc
+            # no mean over documents: lm-eval has no stderr (N/A), the board a bootstrap one; no per-document scores
+            assert task[f"{row['metric']}_stderr,none"] == "N/A" and not per_doc
+            assert row["stderr"] is not None and 0 <= row["stderr"] <= 1
             continue
         assert math.isclose(row["stderr"], task[f"{row['metric']}_stderr,none"], abs_tol=1e-9)
         assert len(per_doc) == 2 and math.isclose(sum(per_doc.values()) / 2, row["value"])
@@ -569,6 +571,53 @@ def test_lower_is_better_ranks_low_scores_first_and_reflects_in_the_overall(tmp_
     assert [r["model_id"] for r in overall] == ["org/m0", "org/m1"]
     majority = 3 / 10  # gold options cycle over 4 in 10 documents: 0, 1, 2, 3, 0, 1, 2, 3, 0, 1
     assert math.isclose(overall[0]["score"], ((0.5 - majority) / (1 - majority) + (1 - 0.2)) / 2)  # mirrored
+
+
+def test_macro_f1_and_bootstrap_stderr_by_reference(board_tasks: Path) -> None:
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 60):
+        for _ in range(20):
+            golds, preds = rng.integers(0, 4, n), rng.integers(0, 5, n)
+            pairs = [[int(g), int(p)] for g, p in zip(golds, preds, strict=True)]
+            assert math.isclose(macro_f1_of_pairs(pairs), f1_score(
+                golds, preds, average="macro", labels=sorted(set(golds.tolist())), zero_division=0), abs_tol=1e-12)
+    # the bootstrap stderr of a mean is close to its analytic standard error, and the same on every call
+    values = (rng.random(400) < 0.3).astype(float).tolist()
+    analytic = math.sqrt(np.var(values, ddof=1) / len(values))
+    assert abs(bootstrap_stderr(lambda v: sum(v) / len(v), values) - analytic) < 0.1 * analytic
+    assert bootstrap_stderr(macro_f1_of_pairs, pairs) == bootstrap_stderr(macro_f1_of_pairs, pairs) > 0
+    assert bootstrap_stderr(macro_f1_of_pairs, pairs[:1]) == 0.0
+    # a score without a stderr gets the metric's whole range (not NaN, which would break the rank ranges)
+    spec = read_tasks(board_tasks)["locus_catchline"].metrics["rougeL"]
+    lo, hi = intervals(spec, np.array([0.4, 0.5]), np.array([np.nan, 0.1]), np.array([10, 10]))
+    assert lo.tolist() == [0.0, 0.5 - ranking.Z95 * 0.1] and hi.tolist() == [1.0, 0.5 + ranking.Z95 * 0.1]
+
+
+def test_a_task_ranked_by_a_corpus_level_metric(tmp_path: Path, real: dict[str, Any]) -> None:
+    protocols = {**PROTOCOLS, "locus_domain": {**PROTOCOLS["locus_domain"], "metric": "macro_f1", "baseline": 0.0}}
+    tasks_dir = protocol_tasks(tmp_path / "tasks", protocols=protocols)
+    store = Store(tmp_path / "lb", tasks_dir=tasks_dir)
+    assert store.tasks["locus_domain"].primary == "macro_f1"
+    ids = []
+    for i, right in enumerate((9, 5)):
+        results, samples = fab(tmp_path, real, {"locus_domain": marks(12, right), "locus_catchline": marks(12, 6)}, i)
+        entry = store.submit(results, meta(real, model_id=f"org/m{i}"), samples)
+        assert entry.status == "VALID", entry.reason
+        ids.append(entry.id)
+    board = leaderboard(store, task="locus_domain").to_pylist()
+    assert [r["model_id"] for r in board] == ["org/m0", "org/m1"]
+    for row in board:
+        data = json.loads(next((tmp_path / f"run{ids.index(row['submission_id'])}").glob("results_*.json"))
+                          .read_text())
+        assert math.isclose(row["score"], data["results"]["locus_domain"]["macro_f1,none"])  # the pairs' macro-F1
+        assert row["stderr"] > 0 and row["ci_low"] < row["score"] <= row["ci_high"] <= 1
+    overall = leaderboard(store).to_pylist()
+    assert len(overall) == 2 and all(math.isfinite(r["ci_low"]) and r["n_tasks"] == 2 for r in overall)
+    with pytest.raises(ValueError, match="corpus-level .* compare on acc"):
+        paired_bootstrap(store, ids[0], ids[1], "locus_domain")
+    assert paired_bootstrap(store, ids[0], ids[1], "locus_domain", "acc").mean_diff == pytest.approx(4 / 12)
 
 
 def test_empty_leaderboard_has_the_columns(store: Store) -> None:
