@@ -40,8 +40,9 @@ OVERALL_DEFINITION = ("overall = mean over the tasks in scope of (score - baseli
                       "protocol (--limit, few-shot, chat template, task settings, demo data) are UNRANKED")
 # Groups kept out of overall means, with the reason (they are ranked on their own boards).
 OUT_OF_OVERALL = {
-    "rolebench_unlearn": "RoleBench-Unlearn rewards forgetting a role (1 - forget_style), which a model that cannot "
-                         "role-play at all also scores well on: it is ranked on its own board only",
+    "rolebench_unlearn": "RoleBench-Unlearn measures unlearning, which only its combined score against a reference "
+                         "model says (neurips26 unlearn): its retain and general tasks are ranked on its own board, "
+                         "and forgetting alone is not ranked (an empty answer wins it)",
 }
 MODEL_COLUMNS = ["model_id", "revision", "precision", "params", "license", "model_type", "submission_id"]
 COLUMNS = MODEL_COLUMNS + ["score", "stderr", "ci_low", "ci_high", "rank", "rank_best", "rank_worst", "n", "n_tasks"]
@@ -130,7 +131,10 @@ def leaderboard(store: Store, task: str | None = None, group: str | None = None,
     names = scope(tasks, task, group, store.groups)
     scores = store.scores() if scores is None else scores
     if task is not None:
-        rows = _task_rows(scores, tasks[task])
+        spec = tasks[task]
+        if spec.protocol is not None and not spec.protocol.ranked:  # its metric alone can be won without skill
+            return SCHEMA.empty_table()
+        rows = _task_rows(scores, spec)
     else:
         ranked = overall_tasks(tasks, names, group)
         rows = _overall([_task_rows(scores, tasks[name]) for name in ranked], len(ranked))
@@ -147,9 +151,10 @@ def leaderboard(store: Store, task: str | None = None, group: str | None = None,
 
 def in_overall(spec: TaskSpec, group: str | None = None) -> bool:
     """Whether a task enters the mean of the board of ``group`` (None: overall): it has a protocol, and its group
-    is not in :data:`OUT_OF_OVERALL` unless that group is the board's (it is ranked on its own board)."""
-    return spec.protocol is not None and spec.problem is None and (spec.group not in OUT_OF_OVERALL
-                                                                     or spec.group == group)
+    is not in :data:`OUT_OF_OVERALL` unless that group is the board's (it is ranked on its own board), and its
+    protocol ranks it (``ranked: false``: reported on model pages only)."""
+    return (spec.protocol is not None and spec.problem is None and spec.protocol.ranked
+            and (spec.group not in OUT_OF_OVERALL or spec.group == group))
 
 
 def overall_tasks(tasks: dict[str, TaskSpec], names: list[str], group: str | None = None) -> list[str]:
@@ -166,6 +171,8 @@ def left_out(tasks: dict[str, TaskSpec], names: list[str], group: str | None = N
             out[name] = OUT_OF_OVERALL[spec.group]
         elif spec.protocol is None or spec.problem:
             out[name] = spec.problem or "no protocol"
+        elif not spec.protocol.ranked:
+            out[name] = spec.protocol.note or "its protocol does not rank it"
     return out
 
 

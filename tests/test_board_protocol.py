@@ -323,15 +323,30 @@ def test_every_metric_and_protocol_entry_is_documented() -> None:
 
 def test_rolebench_is_kept_out_of_overall_with_the_reason(board_tasks: Path) -> None:
     tasks = read_tasks(board_tasks)
-    tasks["rolebench_unlearn_forget"] = dataclasses.replace(tasks["locus_domain"], name="rolebench_unlearn_forget",
+    tasks["rolebench_unlearn_retain"] = dataclasses.replace(tasks["locus_domain"], name="rolebench_unlearn_retain",
                                                             group="rolebench_unlearn")
     out = ranking.left_out(tasks, sorted(tasks))
-    assert list(out) == ["rolebench_unlearn_forget"] and "role-play" in out["rolebench_unlearn_forget"]
+    assert list(out) == ["rolebench_unlearn_retain"] and "combined score" in out["rolebench_unlearn_retain"]
     assert ranking.overall_tasks(tasks, sorted(tasks)) == ["locus_catchline", "locus_domain"]
     # on its own board (its group's), it is ranked by its protocol
-    assert ranking.overall_tasks(tasks, ["rolebench_unlearn_forget"], "rolebench_unlearn") == [
-        "rolebench_unlearn_forget"]
-    assert ranking.left_out(tasks, ["rolebench_unlearn_forget"], "rolebench_unlearn") == {}
+    assert ranking.overall_tasks(tasks, ["rolebench_unlearn_retain"], "rolebench_unlearn") == [
+        "rolebench_unlearn_retain"]
+    assert ranking.left_out(tasks, ["rolebench_unlearn_retain"], "rolebench_unlearn") == {}
+
+
+def test_a_task_its_protocol_does_not_rank_is_never_on_a_board(board_tasks: Path, tmp_path: Path) -> None:
+    """The shipped forget task: an empty answer wins forget_rougeL, so its protocol says ``ranked: false``."""
+    shipped = read_protocols()[0]["rolebench_unlearn_forget"].protocol
+    assert not shipped.ranked and "empty" in shipped.note
+    tasks = read_tasks(board_tasks)
+    tasks["rolebench_unlearn_forget"] = dataclasses.replace(
+        tasks["locus_domain"], name="rolebench_unlearn_forget", group="rolebench_unlearn", protocol=shipped)
+    for group in (None, "rolebench_unlearn"):
+        assert "rolebench_unlearn_forget" not in ranking.overall_tasks(tasks, sorted(tasks), group)
+        assert ranking.left_out(tasks, ["rolebench_unlearn_forget"], group)["rolebench_unlearn_forget"]
+    store = Store(tmp_path / "store", tasks_dir=board_tasks)
+    store.tasks["rolebench_unlearn_forget"] = tasks["rolebench_unlearn_forget"]
+    assert ranking.leaderboard(store, task="rolebench_unlearn_forget").num_rows == 0
 
 
 def test_majority_and_chance_baselines(runs: dict[str, Any]) -> None:
