@@ -34,7 +34,7 @@ from .catalog import MetricSpec, TaskSpec
 from .store import Store
 
 Z95 = 1.959963984540054
-OVERALL_DEFINITION = ("overall = mean over the tasks in scope of (score - baseline) / (best - baseline), each "
+OVERALL_DEFINITION = ("overall = mean over the tasks in scope of max(0, (score - baseline) / (best - baseline)), each "
                       "task's ranking metric and baseline as its protocol defines them (lower-is-better metrics "
                       "mirrored); only submissions with every task in scope are ranked; runs that differ from a "
                       "protocol (--limit, few-shot, chat template, task settings, demo data) are UNRANKED")
@@ -208,6 +208,8 @@ def _task_rows(scores: pa.Table, spec: TaskSpec) -> dict[str, np.ndarray]:
                 "norm_se": se / np.abs(span)}
         if not protocol.higher_is_better:
             norm["norm_low"], norm["norm_high"] = norm["norm_high"], norm["norm_low"]
+        for key in ("norm", "norm_low", "norm_high"):  # below the baseline is no skill: 0, as the OLL v2 clips
+            norm[key] = np.maximum(norm[key], 0.0)
     else:
         norm = {k: np.full(len(value), np.nan) for k in ("norm", "norm_low", "norm_high", "norm_se")}
     return norm | {"submission_id": rows["submission_id"].to_numpy(zero_copy_only=False).astype(np.int64),

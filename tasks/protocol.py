@@ -240,11 +240,12 @@ def json_key(value: Any) -> str:
 
 
 def normalise(value: float, protocol: Protocol, baseline: float) -> float:
-    """``value`` rescaled so that the baseline is 0 and the best possible score 1 (below baseline: negative), as
-    the Open LLM Leaderboard v2 does; a lower-is-better metric is mirrored."""
+    """``value`` rescaled so that the baseline is 0 and the best possible score 1, as the Open LLM Leaderboard v2
+    normalises: a score below the baseline shows no skill and counts 0 (so one task far below its baseline cannot
+    swamp a mean); a lower-is-better metric is mirrored."""
     if protocol.best == baseline:
         raise ProtocolError(f"baseline {baseline} equals the best score {protocol.best}: nothing to rank")
-    return (value - baseline) / (protocol.best - baseline)
+    return max(0.0, (value - baseline) / (protocol.best - baseline))
 
 
 # -- the README table --------------------------------------------------------------------------------------------

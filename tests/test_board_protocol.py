@@ -151,7 +151,7 @@ def test_readme_protocols_table_is_generated_from_the_yamls() -> None:
 def test_normalise_mirrors_lower_is_better() -> None:
     up = Protocol(split="test", metric="acc", baseline=0.25, range=(0, 1))
     assert normalise(0.25, up, 0.25) == 0 and normalise(1.0, up, 0.25) == 1
-    assert math.isclose(normalise(0.625, up, 0.25), 0.5) and normalise(0.0, up, 0.25) < 0
+    assert math.isclose(normalise(0.625, up, 0.25), 0.5) and normalise(0.0, up, 0.25) == 0
     down = Protocol(split="test", metric="ppl", higher_is_better=False, baseline=40.0, range=(1, 100))
     assert normalise(1.0, down, 40.0) == 1 and normalise(40.0, down, 40.0) == 0
     assert math.isclose(normalise(20.5, down, 40.0), 0.5)
@@ -377,7 +377,7 @@ def test_leaderboard_command_formats_and_definition(runs: dict[str, Any], board_
     runner = CliRunner()
     table = runner.invoke(app, ["leaderboard", "--store", str(store.root)], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
-    assert "overall = mean over the tasks in scope of (score - baseline) / (best - baseline)" in table.output
+    assert "overall = mean over the tasks in scope of max(0, (score - baseline) / (best - baseline))" in table.output
     as_json = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "json"])
     parsed = json.loads(as_json.output)
     assert parsed["board"] == "overall" and parsed["rows"][0]["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
