@@ -15,6 +15,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import torch
 from typer.testing import CliRunner
 
 from neurips26.cli import app
@@ -27,8 +28,11 @@ def main() -> None:
     parser.add_argument("--stage1-steps", type=int, default=None)
     parser.add_argument("--stage2-steps", type=int, default=None)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's).")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the models and runs here.")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="rediff-bench-"))
     train = ["rediff", "train", "--out", str(work / "models"), "--device", args.device]
     for flag, value in (("--digits", args.digits), ("--steps", args.steps), ("--stage1-steps", args.stage1_steps),

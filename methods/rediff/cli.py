@@ -54,7 +54,7 @@ def train(
     = Path("rediff-models"),
     digits: Annotated[int, typer.Option(min=1, max=17, help="Digits per operand of the addition problems.")]
     = STANDARD_DIGITS,
-    steps: Annotated[int, typer.Option(min=1, help="Base model: masked-diffusion training steps.")] = 1500,
+    steps: Annotated[int, typer.Option(min=1, help="Base model: masked-diffusion training steps.")] = 2000,
     stage1_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 1 (synthetic corruptions) steps.")] = 500,
     stage2_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 2 (own drafts, corrected) steps.")] = 300,
     batch_size: Annotated[int, typer.Option(min=2, help="Problems per step.")] = 128,
