@@ -7,7 +7,9 @@ problems:
 * ``token_acc``, ``exact_match``: of the final answers;
 * ``cascade_lift`` = P(a position is wrong when committed | a position within ``window`` tokens of it was
   committed wrong at an earlier step) - P(a position is wrong when committed). 0 when errors are independent of
-  each other; positive when a committed error makes later errors near it more likely (the cascade);
+  each other; positive when a committed error makes later errors near it more likely (the cascade). It counts
+  co-occurrence in commit order, so errors with a shared cause (a hard problem) raise it too; committing every
+  position at once leaves no earlier error, and the lift is 0;
 * repetition of the final answers: ``distinct_2`` (distinct bigrams / bigrams) and ``longest_repeat`` (the
   longest n-gram that occurs twice), beside the same numbers for the targets;
 * ``correction_rate``: committed errors that were later revised to the right token, over committed errors

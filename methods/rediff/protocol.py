@@ -1,8 +1,8 @@
 """The leaderboard protocol of ``rediff_arithmetic``: exact match of generated addition answers.
 
-The standard run decodes the fixed 512 problems of 3-digit addition (:func:`~.data.evaluation_set`),
+The standard run decodes the fixed 512 problems of 4-digit addition (:func:`~.data.evaluation_set`),
 committing :data:`STANDARD_TOKENS_PER_STEP` answer tokens per step; a run with other settings is stored unranked. A
-decoder that knows nothing answers a 4-digit sum right with probability 1e-4, hence the baseline 0.
+decoder that knows nothing answers a 5-digit sum right with probability 1e-5, hence the baseline 0.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from neurips26.protocol import PROTOCOLS, Protocol
 
 TASK = "rediff_arithmetic"
-STANDARD_DIGITS = 3
+STANDARD_DIGITS = 4
 STANDARD_TOKENS_PER_STEP = 2
 STANDARD_SIZE = 512
 

@@ -90,7 +90,9 @@ def _run(stage: str, model: MaskedDiffusionLM, steps: int, lr: float, batch: Cal
          everywhere: bool, advance: Callable[[int], None] | None) -> Cost:
     device = next(model.parameters()).device
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=max(steps, 1), pct_start=0.1)
+    warmup, decay = max(1, min(100, steps // 10)), max(1, steps // 5)
+    schedule = torch.optim.lr_scheduler.LambdaLR(  # warm up, hold the peak (addition is learnt late), decay
+        optimiser, lambda i: min((i + 1) / warmup, 1.0, max(0.1, (steps - i) / decay)))
     process = psutil.Process()
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
