@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from neurips26.errors import UserError
 from neurips26.registry import Registry
 
-EVALUATOR_MODULES: tuple[str, ...] = ()  # modules that register protocols of evaluators outside lm-eval
+# modules that register protocols of evaluators outside lm-eval
+EVALUATOR_MODULES: tuple[str, ...] = ("neurips26.methods.rediff.protocol",)
 
 
 class ProtocolError(UserError):

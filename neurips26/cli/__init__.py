@@ -3,7 +3,7 @@
 One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``,
 ``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``); commands that live with their component
 (``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
-``frameselect`` and ``score``) are only added here. Expected failures of every command become one line on
+``frameselect``, ``score`` and ``rediff``) are only added here. Expected failures of every command become one line on
 stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
 """
 
@@ -17,6 +17,7 @@ from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.ipg.cli import ipg
 from neurips26.methods.labelshift.cli import labelshift
 from neurips26.methods.locus_analysis.cli import score
+from neurips26.methods.rediff.cli import rediff
 from neurips26.methods.unlearn.cli import unlearn
 from neurips26.space.serve import serve
 
@@ -35,6 +36,7 @@ for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
     app.command()(command)
 app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|replay|list
 app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
+app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -1,0 +1,140 @@
+"""``neurips26 rediff train|eval``: train the small masked-diffusion LM and its ReDiff refiner, then measure the
+error cascade of both against tokens committed per step.
+
+Registered in ``neurips26.cli`` as a sub-app: ``app.add_typer(rediff, name="rediff")``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from neurips26.errors import UserError
+
+from .cascade import speeds, summarise
+from .data import evaluation_set
+from .decoding import decode
+from .protocol import STANDARD_DIGITS, STANDARD_SIZE
+from .report import plot, table, write_run
+
+rediff = typer.Typer(help="ReDiff: error cascades in parallel decoding of a masked-diffusion LM, and the refiner.",
+                     no_args_is_help=True, add_completion=False)
+err = Console(stderr=True)
+BASE, REFINER = "base.pt", "rediff.pt"
+
+
+def _device(device: str) -> str:
+    from .model import default_device  # lazy: torch loads only when a command runs, not at CLI start-up
+
+    if device not in ("auto", "cpu", "cuda"):
+        raise UserError(f"--device {device!r}: use auto, cpu or cuda")
+    return default_device() if device == "auto" else device
+
+
+def _ks(text: str | None, length: int) -> list[int]:
+    if not text:
+        return speeds(length)
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise UserError(f"--tokens-per-step {text!r}: comma-separated integers, e.g. 1,2,4,8") from None
+    if not ks or ks[0] < 1 or ks[-1] > length:
+        raise UserError(f"--tokens-per-step: each value between 1 and the answer length {length}")
+    return ks
+
+
+@rediff.command()
+def train(
+    out: Annotated[Path, typer.Option(help="Folder for base.pt, rediff-stage1.pt, rediff.pt and training.json.")]
+    = Path("rediff-models"),
+    digits: Annotated[int, typer.Option(min=1, max=17, help="Digits per operand of the addition problems.")]
+    = STANDARD_DIGITS,
+    steps: Annotated[int, typer.Option(min=1, help="Base model: masked-diffusion training steps.")] = 2000,
+    stage1_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 1 (synthetic corruptions) steps.")] = 500,
+    stage2_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 2 (own drafts, corrected) steps.")] = 300,
+    batch_size: Annotated[int, typer.Option(min=2, help="Problems per step.")] = 128,
+    dim: Annotated[int, typer.Option(min=8, help="Model width.")] = 64,
+    layers: Annotated[int, typer.Option(min=1, help="Transformer layers.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the initial weights and the training problems.")] = 0,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+) -> None:
+    """Train the base masked-diffusion LM on generated addition, then the ReDiff refiner from it (stage 1 on
+    synthetic corruptions, stage 2 on its own parallel drafts corrected toward the exact answers)."""
+    import copy
+
+    import torch
+
+    from .model import MaskedDiffusionLM, save  # lazy: torch, only when a command runs
+    from .train import train_base, train_stage1, train_stage2  # lazy: torch, only when a command runs
+
+    torch.manual_seed(seed)
+    where = _device(device)
+    model = MaskedDiffusionLM(digits, dim=dim, layers=layers).to(where)
+    costs = []
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err) as progress:
+        def bar(name: str, total: int):
+            task = progress.add_task(name, total=total)
+            return lambda n: progress.advance(task, n)
+
+        costs.append(train_base(model, steps, batch_size, seed=seed + 1, advance=bar("base", steps)))
+        save(model, out / BASE, "base", {"costs": [costs[-1].as_dict()]})
+        refiner = copy.deepcopy(model)
+        costs.append(train_stage1(refiner, stage1_steps, batch_size, seed=seed + 2,
+                                  advance=bar("ReDiff stage 1", stage1_steps)))
+        save(refiner, out / "rediff-stage1.pt", "rediff-stage1", {"costs": [c.as_dict() for c in costs]})
+        costs.append(train_stage2(refiner, stage2_steps, batch_size, seed=seed + 3,
+                                  advance=bar("ReDiff stage 2", stage2_steps)))
+        save(refiner, out / REFINER, "rediff-stage2", {"costs": [c.as_dict() for c in costs]})
+    (out / "training.json").write_text(json.dumps({"device": where, "digits": digits, "batch_size": batch_size,
+                                                   "costs": [c.as_dict() for c in costs]}, indent=1))
+    for cost in costs:
+        print(f"{cost.stage:14} {cost.steps:5d} steps  {cost.seconds:8.1f} s  peak {cost.peak_memory_mb:8.1f} MB  "
+              f"loss {cost.final_loss:.4f}")
+    print(f"models in {out}/ (base: {BASE}, ReDiff: {REFINER}); next: neurips26 rediff eval --models {out}")
+
+
+@rediff.command("eval")
+def eval_(
+    models: Annotated[Path, typer.Option(help="The folder `neurips26 rediff train` wrote.")] = Path("rediff-models"),
+    out: Annotated[Path, typer.Option(help="Folder for the results, samples, curves.json and the plot.")]
+    = Path("rediff-eval"),
+    tokens_per_step: Annotated[str | None, typer.Option(
+        help="Comma-separated tokens committed per step (default 1, 2, 4, ... and the whole answer).")] = None,
+    problems: Annotated[int, typer.Option(min=1, help="Evaluation problems (the standard run: 512).")]
+    = STANDARD_SIZE,
+    window: Annotated[int, typer.Option(min=1, help="Cascade lift: how near (in tokens) an earlier error counts.")]
+    = 2,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+) -> None:
+    """Decode the evaluation problems with the base model (no revision) and with ReDiff (revision allowed) at
+    each number of tokens per step; write lm-eval-shaped results per run, curves.json and speed_quality.png."""
+    from .model import TorchDenoiser, load  # lazy: torch, only when a command runs
+
+    where = _device(device)
+    base, _, _ = load(models / BASE, where)
+    refiner, stage, info = load(models / REFINER, where)
+    data = evaluation_set(base.config["digits"], problems)
+    ks = _ks(tokens_per_step, data.answer_length)
+    decoders = {"base": (base, False, models / BASE), "rediff": (refiner, True, models / REFINER)}
+    curves: dict[str, list[dict]] = {}
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task("decoding", total=len(ks) * len(decoders))
+        for name, (model, revises, path) in decoders.items():
+            for k in ks:
+                trace = decode(TorchDenoiser(model, revises=revises), data.prompts, data.answer_length, k)
+                summary = summarise(trace, data.targets, window)
+                write_run(out / name / f"k{k}", data, trace, summary, f"rediff-{name}",
+                          {"path": str(path), "revise": revises, **model.config}, {"device": where})
+                curves.setdefault(name, []).append({"decoder": name, **summary})
+                progress.advance(task)
+    (out / "curves.json").write_text(json.dumps({**curves, "training": info.get("costs", [])}, indent=1))
+    figure = plot(curves, out / "speed_quality.png")
+    print(table([row for rows in curves.values() for row in rows]))
+    print(f"runs in {out}/<decoder>/k<k>/ (lm-eval results + samples); curves: {out / 'curves.json'}; plot: {figure}")

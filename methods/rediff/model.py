@@ -1,0 +1,92 @@
+"""A small masked-diffusion LM over the addition tokens of :mod:`.data`, and its :class:`~.decoding.Denoiser`.
+
+A bidirectional Transformer encoder reads the prompt followed by the answer canvas (:data:`~.data.MASK` where a
+position is undecided) and predicts a token at every answer position. The same network serves as the base
+decoder (trained to fill masked positions only; it never revises) and as the ReDiff refiner (trained to predict
+the right token at every position, committed ones included, so its proposal may revise them): see :mod:`.train`.
+CUDA when present, CPU otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from neurips26.errors import UserError
+
+from .data import N_TOKENS, VOCAB
+
+
+def default_device() -> str:
+    """``cuda`` when a GPU is present, else ``cpu``."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class MaskedDiffusionLM(nn.Module):
+    """Embeddings + learned positions + a pre-norm Transformer encoder + a token head on the answer positions."""
+
+    def __init__(self, digits: int, dim: int = 64, layers: int = 2, heads: int = 4) -> None:
+        super().__init__()
+        self.config = {"digits": digits, "dim": dim, "layers": layers, "heads": heads}
+        self.prompt_length, self.answer_length = 2 * digits + 2, digits + 1
+        self.embed = nn.Embedding(N_TOKENS, dim)
+        self.position = nn.Parameter(torch.randn(self.prompt_length + self.answer_length, dim) * 0.02)
+        layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, len(VOCAB))
+
+    def forward(self, prompts: torch.Tensor, canvas: torch.Tensor) -> torch.Tensor:
+        """Logits ``(n, answer_length, len(VOCAB))`` at the answer positions."""
+        hidden = self.embed(torch.cat([prompts, canvas], dim=1)) + self.position
+        hidden = self.norm(self.encoder(hidden))
+        return self.head(hidden[:, self.prompt_length:])
+
+
+class TorchDenoiser:
+    """A :class:`MaskedDiffusionLM` as a :class:`~.decoding.Denoiser`: argmax tokens and their probabilities.
+    ``revises``: whether the decoding loop may replace committed tokens (the ReDiff refiner), or not (the base)."""
+
+    def __init__(self, model: MaskedDiffusionLM, revises: bool = False, batch_size: int = 1024) -> None:
+        self.model = model
+        self.revises = revises
+        self.batch_size = batch_size
+
+    @torch.no_grad()
+    def propose(self, prompts: np.ndarray, canvas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        was_training = self.model.training
+        self.model.eval()
+        device = next(self.model.parameters()).device
+        tokens, confidence = [], []
+        for start in range(0, len(prompts), self.batch_size):
+            part = slice(start, start + self.batch_size)
+            logits = self.model(torch.as_tensor(prompts[part], device=device),
+                                torch.as_tensor(canvas[part], device=device))
+            probs, best = logits.float().softmax(-1).max(-1)
+            tokens.append(best.cpu().numpy())
+            confidence.append(probs.cpu().numpy())
+        self.model.train(was_training)
+        return np.concatenate(tokens), np.concatenate(confidence)
+
+
+def save(model: MaskedDiffusionLM, path: Path, stage: str, info: dict[str, Any]) -> None:
+    """Write the model, its stage (``base``, ``rediff-stage1``, ``rediff-stage2``) and its training record."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"config": model.config, "state": model.state_dict(), "stage": stage, "info": info}, path)
+
+
+def load(path: Path, device: str | None = None) -> tuple[MaskedDiffusionLM, str, dict[str, Any]]:
+    """(model, stage, training record) of a file :func:`save` wrote; :class:`UserError` when it is not one."""
+    if not Path(path).is_file():
+        raise UserError(f"model file {path} not found: run `neurips26 rediff train` first")
+    try:
+        saved = torch.load(path, map_location=device or default_device(), weights_only=True)
+        model = MaskedDiffusionLM(**saved["config"])
+        model.load_state_dict(saved["state"])
+    except (KeyError, TypeError, RuntimeError, OSError) as exc:
+        raise UserError(f"{path} is not a ReDiff model file: {exc}") from None
+    return model.to(device or default_device()), str(saved.get("stage", "")), dict(saved.get("info") or {})

@@ -1,0 +1,20 @@
+"""The leaderboard protocol of ``rediff_arithmetic``: exact match of generated addition answers.
+
+The standard run decodes the fixed 512 problems of 4-digit addition (:func:`~.data.evaluation_set`),
+committing :data:`STANDARD_TOKENS_PER_STEP` answer tokens per step; a run with other settings is stored unranked. A
+decoder that knows nothing answers a 5-digit sum right with probability 1e-5, hence the baseline 0.
+"""
+
+from __future__ import annotations
+
+from neurips26.protocol import PROTOCOLS, Protocol
+
+TASK = "rediff_arithmetic"
+STANDARD_DIGITS = 4
+STANDARD_TOKENS_PER_STEP = 2
+STANDARD_SIZE = 512
+
+PROTOCOL = PROTOCOLS.register(TASK, group="rediff", output_type="generate_until")(Protocol(
+    split="test", num_fewshot=0, fewshot_split=None, chat_template=False, metric="exact_match",
+    higher_is_better=True, baseline=0.0, range=(0, 1), size=STANDARD_SIZE,
+    task_metadata={"digits": STANDARD_DIGITS, "tokens_per_step": STANDARD_TOKENS_PER_STEP}))

@@ -1,0 +1,146 @@
+"""ReDiff evaluations as lm-eval-shaped files, a table and the speed-quality plot.
+
+One run (a decoder at one number of tokens per step) is written as lm-eval writes a task's run:
+``results_<date>.json`` (``results[task]["exact_match,none"]`` and its stderr, ``configs[task]["metadata"]`` with
+the protocol, the task settings and the data provenance, ``n-samples``, ``versions``, ``config``) and
+``samples_rediff_arithmetic_<date>.jsonl`` (per problem: ``doc_id``, ``doc``, ``target``, ``resps``,
+``filtered_resps``, ``exact_match`` and the cascade record: commit steps, commit-time and final correctness,
+revisions, every draft). :func:`neurips26.results.read_run` reads them back; the cascade metrics of the run are
+under the results' ``rediff`` key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .cascade import per_problem
+from .data import DATA_VERSION, Problems, detokenize
+from .decoding import Trace
+from .protocol import PROTOCOL, TASK
+
+TASK_VERSION = 1.0
+COLUMNS = (("decoder", "decoder", "{}"), ("tokens_per_step", "k", "{}"), ("steps", "steps", "{}"),
+           ("forward_passes", "passes", "{}"), ("exact_match", "exact match", "{:.3f}"),
+           ("token_acc", "token acc", "{:.3f}"), ("commit_error_rate", "P(err)", "{:.3f}"),
+           ("cascade_lift", "cascade lift", "{:+.3f}"), ("correction_rate", "corrected", "{:.3f}"),
+           ("distinct_2", "distinct-2", "{:.3f}"), ("longest_repeat", "longest rep.", "{:.2f}"))
+
+
+def _sha(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def results_object(problems: Problems, trace: Trace, summary: Mapping[str, Any], model_name: str,
+                   model_args: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The results object of one run, in lm-eval 0.4's shape."""
+    n = len(problems)
+    metadata = {
+        "version": TASK_VERSION,
+        "protocol": PROTOCOL.model_dump(mode="json"),
+        # The problems are generated with exact answers: the fixed seed-0 set is the released evaluation set.
+        "data": {"resource": "rediff_arithmetic", "config": f"digits{problems.digits}", "version": DATA_VERSION,
+                 "manifest_sha256": problems.digest(), "demo": False},
+        "digits": problems.digits,
+        "tokens_per_step": trace.tokens_per_step,
+    }
+    config = {"task": TASK, "tag": ["rediff"], "output_type": "generate_until", "test_split": "test",
+              "num_fewshot": 0, "generation_kwargs": {"tokens_per_step": trace.tokens_per_step},
+              "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}],
+              "metadata": metadata}
+    return {
+        "results": {TASK: {"alias": TASK, "exact_match,none": summary["exact_match"],
+                           "exact_match_stderr,none": summary["exact_match_stderr"]}},
+        "configs": {TASK: config},
+        "versions": {TASK: TASK_VERSION},
+        "n-shot": {TASK: 0},
+        "higher_is_better": {TASK: {"exact_match": True}},
+        "n-samples": {TASK: {"original": n, "effective": n}},
+        "config": {"model": "rediff", "model_args": dict(model_args), "batch_size": n, "limit": None,
+                   "gen_kwargs": None, "random_seed": 0, **(extra or {})},
+        "model_name": model_name,
+        "lm_eval_version": None,
+        "date": datetime.now().timestamp(),
+        "rediff": {"cascade": dict(summary)},
+    }
+
+
+def samples_rows(problems: Problems, trace: Trace) -> list[dict[str, Any]]:
+    """One samples row per problem (lm-eval's fields plus the problem's cascade record and drafts)."""
+    rows = []
+    for i, record in enumerate(per_problem(trace, problems.targets)):
+        prompt, answer = problems.text(i)
+        doc = {"prompt": prompt, "answer": answer}
+        response = detokenize(trace.final[i])
+        rows.append({
+            "doc_id": i, "doc": doc, "target": answer,
+            "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"tokens_per_step": trace.tokens_per_step}}},
+            "resps": [[response]], "filtered_resps": [response], "filter": "none", "metrics": ["exact_match"],
+            "doc_hash": _sha(doc), "prompt_hash": _sha(prompt), "target_hash": _sha(answer),
+            **record,
+            "drafts": [detokenize(d) for d in trace.drafts[i]],
+        })
+    return rows
+
+
+def write_run(folder: Path, problems: Problems, trace: Trace, summary: Mapping[str, Any], model_name: str,
+              model_args: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Path:
+    """Write the results and samples files of one run into ``folder``; the results file's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now().isoformat().replace(":", "-")
+    results = folder / f"results_{stamp}.json"
+    results.write_text(json.dumps(results_object(problems, trace, summary, model_name, model_args, extra),
+                                  indent=1, default=_plain), encoding="utf-8")
+    with (folder / f"samples_{TASK}_{stamp}.jsonl").open("w", encoding="utf-8") as out:
+        for row in samples_rows(problems, trace):
+            out.write(json.dumps(row, default=_plain) + "\n")
+    return results
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A plain-text table of speed-quality rows (each a :func:`~.cascade.summarise` dict plus ``decoder``)."""
+    cells = [[title for _, title, _ in COLUMNS]]
+    cells += [[fmt.format(row[key]) for key, _, fmt in COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in cells]
+    return "\n".join([lines[0], "-" * len(lines[0]), *lines[1:]])
+
+
+def plot(curves: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> Path:
+    """The speed-quality curves (exact match and cascade lift against tokens per step), one line per decoder."""
+    import matplotlib  # lazy: plotting is only needed by `neurips26 rediff eval`
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # lazy: as above
+
+    figure, (quality, lift) = plt.subplots(1, 2, figsize=(10, 4))
+    for name, rows in curves.items():
+        ks = [r["tokens_per_step"] for r in rows]
+        quality.plot(ks, [r["exact_match"] for r in rows], marker="o", label=name)
+        lift.plot(ks, [r["cascade_lift"] for r in rows], marker="o", label=name)
+    for axis, label in ((quality, "exact match"), (lift, "cascade lift")):
+        axis.set_xscale("log", base=2)
+        axis.set_xlabel("tokens committed per step")
+        axis.set_ylabel(label)
+        axis.grid(alpha=0.3)
+        axis.legend()
+    lift.axhline(0.0, color="grey", lw=0.8)
+    quality.set_ylim(-0.02, 1.02)
+    figure.suptitle("Parallel decoding: speed against quality, with and without refinement")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
