@@ -11,7 +11,6 @@ reason (``TaskSpec.problem``): submissions holding it are rejected with that rea
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from neurips26.tasks.protocol import Function, Protocol, ProtocolError, group_me
 
 from neurips26.errors import UnknownNameError
 
-from .metrics import METRICS
+from .metrics import METRICS, mean
 
 # lm-eval's metrics for a task YAML without metric_list.
 DEFAULT_METRICS = {"multiple_choice": ("acc", "acc_norm"), "loglikelihood": ("perplexity", "acc"),
@@ -48,7 +47,7 @@ class MetricSpec:
 
     def combine(self, values: list[Any]) -> float:
         """The task's score from its documents' values (the mean unless the metric registers an aggregate)."""
-        return self.aggregate(values) if self.aggregate is not None else math.fsum(values) / len(values)
+        return (self.aggregate or mean)(values)
 
 
 @dataclass(frozen=True)

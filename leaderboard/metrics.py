@@ -26,6 +26,7 @@ import numpy as np
 
 from neurips26.registry import Registry
 from neurips26.results import Sample
+from neurips26.stats import macro_f1_of_pairs
 
 INF = math.inf
 
@@ -36,13 +37,6 @@ def recorded(sample: Sample, config: Mapping[str, Any], metric: str) -> float | 
     """The per-document value lm-eval recorded for ``metric`` (None when it is not a number)."""
     value = sample.values.get(metric)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _loglikelihoods(sample: Sample) -> list[float] | None:
-    try:
-        return [float(resp[0]) for resp in sample.filtered_resps]
-    except (TypeError, ValueError, IndexError, KeyError):
-        return None
 
 
 def _gold(sample: Sample) -> int | None:
@@ -71,7 +65,7 @@ def _argmax(values: list[float]) -> int:
 @METRICS.register("acc", range=(0.0, 1.0), higher_is_better=True, binary=True)
 def acc(sample: Sample, config: Mapping[str, Any], metric: str = "acc") -> float | None:
     """Multiple choice accuracy: 1 when the gold option has the highest loglikelihood."""
-    lls, gold = _loglikelihoods(sample), _gold(sample)
+    lls, gold = sample.loglikelihoods(), _gold(sample)
     if config.get("output_type") != "multiple_choice" or not lls or gold is None:
         return recorded(sample, config, metric)
     return float(_argmax(lls) == gold)
@@ -80,7 +74,7 @@ def acc(sample: Sample, config: Mapping[str, Any], metric: str = "acc") -> float
 @METRICS.register("acc_norm", range=(0.0, 1.0), higher_is_better=True, binary=True)
 def acc_norm(sample: Sample, config: Mapping[str, Any], metric: str = "acc_norm") -> float | None:
     """Length-normalised multiple choice accuracy: loglikelihood per character of each option, as lm-eval."""
-    lls, gold, choices = _loglikelihoods(sample), _gold(sample), _choices(sample, config)
+    lls, gold, choices = sample.loglikelihoods(), _gold(sample), _choices(sample, config)
     if config.get("output_type") != "multiple_choice" or not lls or gold is None or not choices \
             or len(choices) != len(lls):
         return recorded(sample, config, metric)
@@ -139,21 +133,6 @@ def recorded_pair(sample: Sample, config: Mapping[str, Any], metric: str) -> lis
     if isinstance(value, list | tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
         return [int(value[0]), int(value[1])]
     return None
-
-
-def macro_f1_of_pairs(pairs: list[list[int]]) -> float:
-    """Macro-averaged F1 over the gold classes present, from (gold, predicted) pairs: scikit-learn's
-    ``f1_score(golds, preds, average="macro", labels=sorted(set(golds)), zero_division=0)``, as the LOCUS label
-    tasks compute it (per class ``2 tp / (2 tp + fp + fn)``, never 0/0 for a class that is some document's gold)."""
-    if not pairs:
-        return 0.0
-    golds, preds = np.asarray(pairs, np.int64).T
-    labels = np.unique(golds)
-    hit = golds == preds
-    tp = np.array([np.count_nonzero(hit & (golds == c)) for c in labels], float)
-    gold_n = np.array([np.count_nonzero(golds == c) for c in labels], float)
-    pred_n = np.array([np.count_nonzero(preds == c) for c in labels], float)
-    return float(np.mean(2 * tp / (gold_n + pred_n)))
 
 
 def bootstrap_stderr(aggregate: Any, values: list[Any], n_boot: int = 1000, seed: int = 0) -> float | None:

@@ -29,11 +29,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from neurips26.errors import UnknownNameError, UserError
+from neurips26.stats import Z95, wilson
 
 from .catalog import MetricSpec, TaskSpec
 from .store import Store
 
-Z95 = 1.959963984540054
 OVERALL_DEFINITION = ("overall = mean over the tasks in scope of max(0, (score - baseline) / (best - baseline)), each "
                       "task's ranking metric and baseline as its protocol defines them (lower-is-better metrics "
                       "mirrored); only submissions with every task in scope are ranked; runs that differ from a "
@@ -52,15 +52,6 @@ SCHEMA = pa.schema([
     ("stderr", pa.float64()), ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("rank", pa.int64()),
     ("rank_best", pa.int64()), ("rank_worst", pa.int64()), ("n", pa.int64()), ("n_tasks", pa.int64()),
 ])
-
-
-def wilson(p: np.ndarray, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval of proportions ``p`` over ``n`` trials."""
-    p, n = np.asarray(p, float), np.asarray(n, float)
-    denom = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return center - half, center + half
 
 
 def intervals(spec: MetricSpec, value: np.ndarray, stderr: np.ndarray, n: np.ndarray,

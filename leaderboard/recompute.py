@@ -60,24 +60,12 @@ def process_results(spec: TaskSpec) -> Callable[..., Any] | None:
     return _PROCESS[key]
 
 
-def _as_logged(resp: Any) -> Any:
-    """A response as the task's scorer received it: lm-eval's samples file writes a loglikelihood response
-    ``(logprob, is_greedy)`` as two strings; generations stay text."""
-    if isinstance(resp, list | tuple) and len(resp) == 2 and all(isinstance(v, str) for v in resp):
-        try:
-            return float(resp[0]), resp[1] == "True"
-        except ValueError:
-            return resp
-    return resp
-
-
 def recompute_document(spec: TaskSpec, sample: Sample, config: Mapping[str, Any]) -> dict[str, Any]:
     """Metric -> the document's value recomputed from its responses: by the task's own ``process_results`` when it
     has one, else by the metric's registered function (a number, or e.g. a (gold, predicted) pair)."""
     scorer = process_results(spec)
     if scorer is not None:
-        resps = sample.filtered_resps if isinstance(sample.filtered_resps, list) else [sample.filtered_resps]
-        scored = scorer(sample.doc, [_as_logged(r) for r in resps])
+        scored = scorer(sample.doc, sample.responses())
         return {metric: number(scored.get(metric)) if spec.metrics[metric].scalar else scored.get(metric)
                 for metric in spec.metrics}
     return {metric: METRICS.get(metric)(sample, config, metric) for metric in spec.metrics}

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from neurips26.tasks.protocol import deviations
+from neurips26.tasks.protocol import NOT_SETTINGS, deviations
 
 from neurips26 import settings
 from neurips26.results import Run, TaskRun, number, parse_run
@@ -34,8 +34,6 @@ RUN_ONLY_ARGS = frozenset({
     "gpu_memory_utilization", "tensor_parallel_size", "data_parallel_size", "max_memory_per_gpu",
     "max_cpu_memory", "offload_folder", "trust_remote_code", "cache_dir", "token", "use_fast_tokenizer",
 })
-# Task metadata lm-eval records that is not a setting of the run.
-RUN_ONLY_METADATA = frozenset({"version", "config_source", "pretrained", "data", "protocol"})
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ def evaluation_config(run: Run, tasks: Iterable[str]) -> dict[str, Any]:
         "model": config.get("model"),
         "model_args": {k: v for k, v in run.model_args.items() if k not in RUN_ONLY_ARGS},
         "num_fewshot": {task: run.tasks[task].num_fewshot for task in sorted(tasks)},
-        "task_metadata": {task: {k: v for k, v in run.tasks[task].metadata.items() if k not in RUN_ONLY_METADATA}
+        "task_metadata": {task: {k: v for k, v in run.tasks[task].metadata.items() if k not in NOT_SETTINGS}
                           for task in sorted(tasks)},
         "limit": config.get("limit"),
         "gen_kwargs": config.get("gen_kwargs"),

@@ -50,6 +50,28 @@ class Sample:
     doc_hash: str | None = None
     filter: str = "none"
 
+    def responses(self) -> list[Any]:
+        """The filtered responses as the task's scorer received them: lm-eval's samples file writes a
+        loglikelihood response ``(logprob, is_greedy)`` as two strings; generations stay text."""
+        resps = self.filtered_resps if isinstance(self.filtered_resps, list) else [self.filtered_resps]
+        return [_as_scored(r) for r in resps]
+
+    def loglikelihoods(self) -> list[float] | None:
+        """The log-likelihood of each choice of a multiple-choice document, None for other documents."""
+        try:
+            return [float(resp[0]) for resp in self.responses()]
+        except (TypeError, ValueError, IndexError, KeyError):
+            return None
+
+
+def _as_scored(resp: Any) -> Any:
+    if isinstance(resp, list | tuple) and len(resp) == 2 and all(isinstance(v, str) for v in resp):
+        try:
+            return float(resp[0]), resp[1] == "True"
+        except ValueError:
+            return resp
+    return resp
+
 
 @dataclass(frozen=True)
 class TaskRun:
@@ -214,17 +236,22 @@ def parse_samples(raw: bytes, where: str = "samples") -> list[Sample]:
             row = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ResultsError([(f"{where}:{line_no}", f"not JSON: {exc}")]) from None
-        if not isinstance(row, dict):
-            raise ResultsError([(f"{where}:{line_no}", "not a JSON object")])
-        doc_id = row.get("doc_id")
-        if not isinstance(doc_id, int) or isinstance(doc_id, bool) or doc_id < 0:
-            raise ResultsError([(f"{where}:{line_no}.doc_id", f"{doc_id!r} is not a non-negative integer")])
-        doc = row.get("doc") if isinstance(row.get("doc"), dict) else {}
-        rows.append(Sample(doc_id, doc, row.get("target"), row.get("arguments"), row.get("resps"),
-                           row.get("filtered_resps"), {k: v for k, v in row.items() if k not in SAMPLE_FIELDS},
-                           row["doc_hash"] if isinstance(row.get("doc_hash"), str) else None,
-                           str(row.get("filter", "none"))))
+        rows.append(sample_from_row(row, f"{where}:{line_no}"))
     return rows
+
+
+def sample_from_row(row: Any, where: str = "sample") -> Sample:
+    """One samples-file row (a dict, as lm-eval logs it) as a :class:`Sample`; :class:`ResultsError` names a
+    bad row."""
+    if not isinstance(row, dict):
+        raise ResultsError([(where, "not a JSON object")])
+    doc_id = row.get("doc_id")
+    if not isinstance(doc_id, int) or isinstance(doc_id, bool) or doc_id < 0:
+        raise ResultsError([(f"{where}.doc_id", f"{doc_id!r} is not a non-negative integer")])
+    doc = row.get("doc") if isinstance(row.get("doc"), dict) else {}
+    return Sample(doc_id, doc, row.get("target"), row.get("arguments"), row.get("resps"), row.get("filtered_resps"),
+                  {k: v for k, v in row.items() if k not in SAMPLE_FIELDS},
+                  row["doc_hash"] if isinstance(row.get("doc_hash"), str) else None, str(row.get("filter", "none")))
 
 
 def samples_task(file_name: str, tasks: Iterable[str]) -> str | None:

@@ -11,8 +11,6 @@ lower end otherwise) of the baseline's 95% Wilson interval for the split's size,
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +22,10 @@ from neurips26.tasks import (
 )
 from neurips26.tasks.protocol import Protocol, baseline_value, read_protocols
 
-from neurips26.results import parse_samples
+from neurips26 import stats
+from neurips26.results import sample_from_row
+from neurips26.stats import Z95
 
-Z95 = 1.959964
 ANSWERERS = (("constant", "strategy=first"), ("constant", "strategy=majority"), ("constant", "strategy=empty"),
              ("random", "seed=0"))
 EMPTY = ("constant", "strategy=empty")
@@ -34,13 +33,8 @@ EMPTY = ("constant", "strategy=empty")
 
 def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion ``p`` over ``n`` items (a mean in [0, 1] is no wider)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = min(max(p, 0.0), 1.0)
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = stats.wilson(p, n, z)
+    return float(low), float(high)
 
 
 def interval(protocol: Protocol, baseline: float, n: int) -> tuple[float, float]:
@@ -93,7 +87,7 @@ def rows(runs: dict[tuple[str, str], dict[str, Any]], tasks_dir: Path = TASKS_DI
         if task not in protocols:
             continue  # a group
         protocol = protocols[task].protocol
-        samples = parse_samples("\n".join(json.dumps(s, default=str) for s in empty["samples"][task]).encode())
+        samples = [sample_from_row(row, f"{task} sample") for row in empty["samples"][task]]
         baseline = baseline_value(protocol, samples)
         low, high = interval(protocol, baseline, len(samples))
         key = f"{protocol.metric},none"

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import addfips
 
-from .records import BY_POPULATION, BY_SECTIONS, OWN, BuildError, Jurisdiction, natural_key
+from .records import BY_POPULATION, BY_SECTIONS, OWN, BuildError, Jurisdiction, natural_key, read_csv
 
 POPULATION_KEYS = ("jurisdiction_id", "geoid", "place_geoid", "county_geoid")
 
@@ -41,13 +41,7 @@ def read_population(path: Path) -> dict[str, int]:
     ``county_geoid``; it matches a jurisdiction's id (a GEOID for LOCUS-v1 ingests).
     """
     path = Path(path)
-    if not path.is_file():
-        raise BuildError(f"{path}: population table not found")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BuildError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
-    reader = csv.DictReader(text.splitlines())
+    reader = read_csv(path, "population table not found")
     columns = reader.fieldnames or []
     keys = [k for k in POPULATION_KEYS if k in columns]
     if not keys or "population" not in columns:

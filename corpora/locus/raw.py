@@ -13,7 +13,6 @@ workers.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import multiprocessing
 from collections import defaultdict
@@ -37,19 +36,14 @@ from .records import (
     FileReport,
     Jurisdiction,
     natural_key,
+    read_csv,
 )
 
 
 def read_jurisdictions(raw: Path, errors: list[dict]) -> list[Jurisdiction]:
     """Valid rows of jurisdictions.csv; bad rows go to ``errors`` with line and reason."""
     csv_path = raw / CSV_NAME
-    if not csv_path.is_file():
-        raise BuildError(f"{csv_path}: not found (the raw folder needs a {CSV_NAME})")
-    try:
-        text = csv_path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BuildError(f"{csv_path}: not valid UTF-8 at byte {exc.start}") from None
-    reader = csv.DictReader(text.splitlines())
+    reader = read_csv(csv_path, f"not found (the raw folder needs a {CSV_NAME})")
     missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise BuildError(f"{csv_path}: missing column(s) {', '.join(missing)}")

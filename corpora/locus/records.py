@@ -13,6 +13,7 @@ package. Contents:
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,3 +234,15 @@ V1_IDENTITY = ("document_id", "section_index", "jurisdiction_type", "jurisdictio
 V1_LABELS = tuple(V1_COLUMNS[V1_COLUMNS.index("is_substantive"):])
 V1_SOURCE = pa.schema([column("section_id", STR, "Section the LOCUS-v1 row was ingested as"),
                        *[V1_SCHEMA.field(c) for c in V1_IDENTITY + V1_LABELS]])
+
+
+def read_csv(path: Path, missing: str) -> csv.DictReader:
+    """A CSV input of the build (UTF-8, BOM allowed) as a ``DictReader``; :class:`BuildError` says ``missing``
+    when the file is absent, or where it is not UTF-8."""
+    if not path.is_file():
+        raise BuildError(f"{path}: {missing}")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BuildError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+    return csv.DictReader(text.splitlines())

@@ -82,12 +82,6 @@ def is_generated(raw: Path) -> bool:
     return (Path(raw) / "scenes").is_dir()
 
 
-def write_manifest(out: Path, configs: list[hubfolder.ConfigSpec], builder: dict[str, Any],
-                   inputs: dict[str, str], demo: bool) -> dict[str, Any]:
-    """``manifest.json`` (see :func:`neurips26.hubfolder.write_manifest`) with ``"demo"``."""
-    return hubfolder.write_manifest(out, configs, builder, inputs, demo=demo)
-
-
 def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], video_ids: Callable[[dict], list[str]],
                   checks: dict[str, VideoCheck], raw: Path, embed_videos: bool, report: BuildReport,
                   files: list[FileReport], errors: list[dict], meta: dict[str, Any],
@@ -118,7 +112,7 @@ def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], vide
     errors.sort(key=lambda e: ({"file": 0, "video": 1, "item": 2}[e["level"]], e["source_file"], e["item"] or ""))
     hubfolder.write_table(out, configs[2], errors)
 
-    write_manifest(out, configs, builder, {f.path: f.sha256 for f in files}, demo)
+    hubfolder.write_manifest(out, configs, builder, {f.path: f.sha256 for f in files}, demo=demo)
     hubfolder.write_card(out, configs, meta, card(configs))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(report_json(report, files), encoding="utf-8")

@@ -28,7 +28,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from neurips26.corpora import RESOURCES
-from neurips26.corpora.video import release
 from neurips26.corpora.video.records import MissingInputError
 
 from neurips26 import __version__, hubfolder, settings
@@ -175,7 +174,7 @@ def _finish(out: Path, configs: list[hubfolder.ConfigSpec], parameters: dict[str
             inputs: dict[str, str], demo: bool) -> None:
     builder = {"name": BUILDER_NAME, "version": BUILDER_VERSION, "package_version": __version__,
                "parameters": parameters}
-    release.write_manifest(out, configs, builder, inputs, demo)
+    hubfolder.write_manifest(out, configs, builder, inputs, demo=demo)
     hubfolder.write_card(out, configs, META, render_card(out, configs, parameters))
     hubfolder.write_croissant(out, configs, META)
 
