@@ -1,4 +1,5 @@
-"""The tasks the leaderboard accepts: read from the lm-eval task YAMLs this package ships.
+"""The tasks the leaderboard accepts: read from the lm-eval task YAMLs this package ships, and the evaluators
+outside lm-eval that register their protocol (:func:`registered_tasks`).
 
 A task YAML (``task: <name>`` as a string) gives the task's version (``metadata.version``), its protocol
 (``metadata.protocol``, see :mod:`neurips26.tasks.protocol`) and metrics (``metric_list``); a group YAML (``group:`` +
@@ -20,6 +21,7 @@ from neurips26.tasks import TASKS_DIR
 from neurips26.tasks.protocol import Function, Protocol, ProtocolError, group_members, parse_protocol, task_configs
 
 from neurips26.errors import UnknownNameError
+from neurips26.protocol import PROTOCOLS
 
 from .metrics import METRICS, mean
 
@@ -67,6 +69,25 @@ class TaskSpec:
     folder: Path | None = None  # the folder of the YAML
 
 
+def metric_specs(metric_list: list[dict[str, Any]]) -> tuple[dict[str, MetricSpec], list[str]]:
+    """The :class:`MetricSpec` of each ``metric_list`` item (lm-eval's YAML form), and the problems of those whose
+    metric is not registered in :data:`.metrics.METRICS`."""
+    metrics, problems = {}, []
+    for item in metric_list:
+        metric = str(item["metric"])
+        try:
+            info = METRICS.info(metric)
+        except UnknownNameError as exc:
+            problems.append(f"metric {metric}: {exc} (register it in neurips26.leaderboard.metrics)")
+            continue
+        aggregation = item.get("aggregation", "mean")
+        metrics[metric] = MetricSpec(*info["range"], bool(item.get("higher_is_better", info["higher_is_better"])),
+                                     str(aggregation), bool(info["binary"]), isinstance(aggregation, Function),
+                                     info.get("aggregate"), bool(info.get("scalar", True)),
+                                     info.get("per_document_range"))
+    return metrics, problems
+
+
 def read_tasks(tasks_dir: Path) -> dict[str, TaskSpec]:
     """Every task defined by the YAMLs under ``tasks_dir``."""
     configs = task_configs(tasks_dir)
@@ -80,19 +101,7 @@ def read_tasks(tasks_dir: Path) -> dict[str, TaskSpec]:
         metric_list = metric_list or [{"metric": m} for m in DEFAULT_METRICS.get(config.get("output_type"), ())]
         if not metric_list:
             raise ProtocolError(f"{path}: task {name} has no metric_list")
-        metrics, problems = {}, []
-        for item in metric_list:
-            metric = str(item["metric"])
-            try:
-                info = METRICS.info(metric)
-            except UnknownNameError as exc:
-                problems.append(f"metric {metric}: {exc} (register it in neurips26.leaderboard.metrics)")
-                continue
-            aggregation = item.get("aggregation", "mean")
-            metrics[metric] = MetricSpec(*info["range"], bool(item.get("higher_is_better", info["higher_is_better"])),
-                                         str(aggregation), bool(info["binary"]), isinstance(aggregation, Function),
-                                         info.get("aggregate"), bool(info.get("scalar", True)),
-                                         info.get("per_document_range"))
+        metrics, problems = metric_specs(metric_list)
         metadata = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         version = metadata.get("version")
         if not isinstance(version, int | float) or isinstance(version, bool):
@@ -119,14 +128,31 @@ def read_tasks(tasks_dir: Path) -> dict[str, TaskSpec]:
     return tasks
 
 
+def registered_tasks() -> dict[str, TaskSpec]:
+    """The evaluators outside lm-eval that register a protocol in :data:`neurips26.protocol.PROTOCOLS` (their
+    registration gives the group, output type, version and metrics; runs written by :mod:`neurips26.runfiles`)."""
+    tasks = {}
+    for name, protocol in PROTOCOLS.items():
+        info = PROTOCOLS.info(name)
+        metrics, problems = metric_specs([{"metric": m, "higher_is_better": protocol.higher_is_better}
+                                          for m in info.get("metrics", (protocol.metric,))])
+        if protocol.metric not in metrics:
+            problems.append(f"protocol metric {protocol.metric!r} is not among the registered metrics")
+        tasks[name] = TaskSpec(name=name, version=float(info.get("version", 1.0)), group=str(info.get("group", name)),
+                               metrics=metrics, primary=protocol.metric, output_type=str(info.get("output_type", "")),
+                               source="registered", protocol=protocol, problem="; ".join(problems) or None)
+    return tasks
+
+
 def shipped_tasks() -> dict[str, TaskSpec]:
-    """The tasks of this package's lm-eval folder (``neurips26.tasks.TASKS_DIR``), by name."""
+    """The tasks of this package's lm-eval folder (``neurips26.tasks.TASKS_DIR``) and the registered evaluators
+    (:func:`registered_tasks`), by name."""
     return dict(_shipped_tasks())
 
 
 @functools.cache
 def _shipped_tasks() -> dict[str, TaskSpec]:
-    return read_tasks(TASKS_DIR)
+    return {**registered_tasks(), **read_tasks(TASKS_DIR)}
 
 
 def shipped_groups() -> dict[str, list[str]]:

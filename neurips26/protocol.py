@@ -5,8 +5,11 @@ Evaluators that do not run through lm-eval register a :class:`Protocol` under th
 :data:`PROTOCOLS`, from the module that defines them, and list that module in :data:`EVALUATOR_MODULES` so the
 leaderboard finds it without importing every method::
 
-    @PROTOCOLS.register("rediff_arithmetic", group="rediff", output_type="generate_until")
-    ...
+    PROTOCOLS.register("rediff_arithmetic", group="rediff", output_type="generate_until", version=1.0,
+                       metrics=("exact_match",))(Protocol(...))
+
+``version`` is the task's version and ``metrics`` the metrics its results report (each registered in the
+leaderboard's metrics); its runs are written by :func:`neurips26.runfiles.write_run`.
 
 This module sits in the core so that methods can register protocols without importing the tasks package.
 """

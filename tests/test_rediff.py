@@ -267,3 +267,28 @@ def test_cli_train_and_eval_write_models_runs_and_the_plot(tmp_path: Path) -> No
     assert bad.exit_code == 2 and "rediff train" in bad.output
     bad = runner.invoke(app, ["rediff", "eval", "--models", str(tmp_path / "m"), "--tokens-per-step", "9"])
     assert bad.exit_code == 2 and "answer length" in bad.output
+
+
+def test_a_run_is_ranked_on_its_own_board_and_a_changed_one_is_not(tmp_path: Path) -> None:
+    """The leaderboard accepts a registered evaluator's runs (written by neurips26.runfiles) like an lm-eval task's:
+    scores recomputed from the samples, the standard run VALID, another setting UNRANKED with the reason."""
+    from neurips26.leaderboard.store import Store
+
+    problems = evaluation_set(STANDARD_DIGITS, PROTOCOL.size)
+    oracle = Independent(problems.targets, 4)
+    store = Store(tmp_path / "lb")
+    assert store.tasks[TASK].source == "registered" and store.tasks[TASK].group == "rediff"
+    entries = {}
+    for k in (STANDARD_TOKENS_PER_STEP, 1):
+        trace = decode(oracle, problems.prompts, problems.answer_length, k)
+        results = write_run(tmp_path / f"k{k}", problems, trace, cascade.summarise(trace, problems.targets),
+                            f"oracle-k{k}", {"p": 0.2})
+        meta = {"model_id": f"org/oracle-k{k}", "revision": "0" * 40, "precision": "float32", "params": 1,
+                "license": "apache-2.0", "model_type": "pretrained", "submitter": "alice"}
+        entries[k] = store.submit(results, meta, sorted((tmp_path / f"k{k}").glob("samples_*.jsonl")))
+    assert entries[STANDARD_TOKENS_PER_STEP].status == "VALID", entries[STANDARD_TOKENS_PER_STEP].reason
+    assert entries[1].status == "UNRANKED" and "tokens_per_step=1" in entries[1].reason
+    row = next(r for r in store.scores().to_pylist() if r["submission_id"] == entries[STANDARD_TOKENS_PER_STEP].id)
+    recorded = json.loads(next((tmp_path / f"k{STANDARD_TOKENS_PER_STEP}").glob("results_*.json")).read_text())
+    assert row["task"] == TASK and row["n"] == PROTOCOL.size
+    assert row["value"] == pytest.approx(recorded["results"][TASK]["exact_match,none"])

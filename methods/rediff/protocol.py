@@ -10,11 +10,13 @@ from __future__ import annotations
 from neurips26.protocol import PROTOCOLS, Protocol
 
 TASK = "rediff_arithmetic"
+TASK_VERSION = 1.0
 STANDARD_DIGITS = 4
 STANDARD_TOKENS_PER_STEP = 2
 STANDARD_SIZE = 512
 
-PROTOCOL = PROTOCOLS.register(TASK, group="rediff", output_type="generate_until")(Protocol(
+PROTOCOL = PROTOCOLS.register(TASK, group="rediff", output_type="generate_until", version=TASK_VERSION,
+                              metrics=("exact_match",))(Protocol(
     split="test", num_fewshot=0, fewshot_split=None, chat_template=False, metric="exact_match",
     higher_is_better=True, baseline=0.0, range=(0, 1), size=STANDARD_SIZE,
     task_metadata={"digits": STANDARD_DIGITS, "tokens_per_step": STANDARD_TOKENS_PER_STEP}))

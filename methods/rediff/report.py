@@ -11,21 +11,17 @@ under the results' ``rediff`` key.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from neurips26 import runfiles
 
 from .cascade import per_problem
 from .data import DATA_VERSION, Problems, detokenize
 from .decoding import Trace
-from .protocol import PROTOCOL, TASK
+from .protocol import TASK, TASK_VERSION
 
-TASK_VERSION = 1.0
 COLUMNS = (("decoder", "decoder", "{}"), ("tokens_per_step", "k", "{}"), ("steps", "steps", "{}"),
            ("forward_passes", "passes", "{}"), ("exact_match", "exact match", "{:.3f}"),
            ("token_acc", "token acc", "{:.3f}"), ("commit_error_rate", "P(err)", "{:.3f}"),
@@ -33,80 +29,32 @@ COLUMNS = (("decoder", "decoder", "{}"), ("tokens_per_step", "k", "{}"), ("steps
            ("distinct_2", "distinct-2", "{:.3f}"), ("longest_repeat", "longest rep.", "{:.2f}"))
 
 
-def _sha(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
-
-
-def results_object(problems: Problems, trace: Trace, summary: Mapping[str, Any], model_name: str,
-                   model_args: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The results object of one run, in lm-eval 0.4's shape."""
-    n = len(problems)
-    metadata = {
-        "version": TASK_VERSION,
-        "protocol": PROTOCOL.model_dump(mode="json"),
-        # The problems are generated with exact answers: the fixed seed-0 set is the released evaluation set.
-        "data": {"resource": "rediff_arithmetic", "config": f"digits{problems.digits}", "version": DATA_VERSION,
-                 "manifest_sha256": problems.digest(), "demo": False},
-        "digits": problems.digits,
-        "tokens_per_step": trace.tokens_per_step,
-    }
-    config = {"task": TASK, "tag": ["rediff"], "output_type": "generate_until", "test_split": "test",
-              "num_fewshot": 0, "generation_kwargs": {"tokens_per_step": trace.tokens_per_step},
-              "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}],
-              "metadata": metadata}
-    return {
-        "results": {TASK: {"alias": TASK, "exact_match,none": summary["exact_match"],
-                           "exact_match_stderr,none": summary["exact_match_stderr"]}},
-        "configs": {TASK: config},
-        "versions": {TASK: TASK_VERSION},
-        "n-shot": {TASK: 0},
-        "higher_is_better": {TASK: {"exact_match": True}},
-        "n-samples": {TASK: {"original": n, "effective": n}},
-        "config": {"model": "rediff", "model_args": dict(model_args), "batch_size": n, "limit": None,
-                   "gen_kwargs": None, "random_seed": 0, **(extra or {})},
-        "model_name": model_name,
-        "lm_eval_version": None,
-        "date": datetime.now().timestamp(),
-        "rediff": {"cascade": dict(summary)},
-    }
-
-
-def samples_rows(problems: Problems, trace: Trace) -> list[dict[str, Any]]:
-    """One samples row per problem (lm-eval's fields plus the problem's cascade record and drafts)."""
+def problem_rows(problems: Problems, trace: Trace) -> list[dict[str, Any]]:
+    """One row per problem: the prompt and answer, the final response, exact match, the cascade record and drafts."""
     rows = []
     for i, record in enumerate(per_problem(trace, problems.targets)):
         prompt, answer = problems.text(i)
-        doc = {"prompt": prompt, "answer": answer}
-        response = detokenize(trace.final[i])
-        rows.append({
-            "doc_id": i, "doc": doc, "target": answer,
-            "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"tokens_per_step": trace.tokens_per_step}}},
-            "resps": [[response]], "filtered_resps": [response], "filter": "none", "metrics": ["exact_match"],
-            "doc_hash": _sha(doc), "prompt_hash": _sha(prompt), "target_hash": _sha(answer),
-            **record,
-            "drafts": [detokenize(d) for d in trace.drafts[i]],
-        })
+        rows.append({"doc_id": i, "doc": {"prompt": prompt, "answer": answer}, "target": answer,
+                     "response": detokenize(trace.final[i]),
+                     "arguments": {"gen_args_0": {"arg_0": prompt,
+                                                  "arg_1": {"tokens_per_step": trace.tokens_per_step}}},
+                     **record, "drafts": [detokenize(d) for d in trace.drafts[i]]})
     return rows
 
 
 def write_run(folder: Path, problems: Problems, trace: Trace, summary: Mapping[str, Any], model_name: str,
               model_args: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Path:
     """Write the results and samples files of one run into ``folder``; the results file's path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now().isoformat().replace(":", "-")
-    results = folder / f"results_{stamp}.json"
-    results.write_text(json.dumps(results_object(problems, trace, summary, model_name, model_args, extra),
-                                  indent=1, default=_plain), encoding="utf-8")
-    with (folder / f"samples_{TASK}_{stamp}.jsonl").open("w", encoding="utf-8") as out:
-        for row in samples_rows(problems, trace):
-            out.write(json.dumps(row, default=_plain) + "\n")
-    return results
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON")
+    # The problems are generated with exact answers: the fixed seed-0 set is the released evaluation set.
+    data = {"resource": "rediff_arithmetic", "config": f"digits{problems.digits}", "version": DATA_VERSION,
+            "manifest_sha256": problems.digest(), "demo": False}
+    return runfiles.write_run(
+        folder, TASK, problem_rows(problems, trace), metrics=["exact_match"], model_name=model_name,
+        model_args=model_args, data=data, version=TASK_VERSION, model="rediff", extra=extra,
+        scores={"exact_match": (summary["exact_match"], summary["exact_match_stderr"])},
+        settings={"digits": problems.digits, "tokens_per_step": trace.tokens_per_step},
+        task_config={"generation_kwargs": {"tokens_per_step": trace.tokens_per_step}},
+        sections={"rediff": {"cascade": dict(summary)}})
 
 
 def table(rows: Sequence[Mapping[str, Any]]) -> str:
