@@ -117,6 +117,18 @@ for _name, _lo, _hi, _up, _binary, _doc in (
     ("forget_rougeL", 0.0, 1.0, False, False, "RoleBench-Unlearn: ROUGE-L on the forget set."),
     ("retain_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on the retain set."),
     ("general_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on general instructions."),
+    # geometry evaluators (methods/geometry): per-document values recorded by the evaluator
+    ("boundary_iou", 0.0, 1.0, True, False, "Geometry: Boundary IoU of a segmentation (band 2% of the diagonal)."),
+    ("dice", 0.0, 1.0, True, False, "Geometry: Dice overlap of a segmentation."),
+    ("hd95", 0.0, INF, False, False, "Geometry: 95th-percentile symmetric surface distance (mm)."),
+    ("nsd", 0.0, 1.0, True, False, "Geometry: normalised surface distance at tau."),
+    ("ef_abs_error", 0.0, 100.0, False, False, "Geometry: absolute ejection-fraction error (points)."),
+    ("edv_rel_error", 0.0, INF, False, False, "Geometry: relative end-diastolic volume error."),
+    ("motion_skill", -1.0, 1.0, True, False, "Geometry: 1 - RMSE / RMSE of the population-mean motion."),
+    ("motion_rmse", 0.0, INF, False, False, "Geometry: per-subject RMS motion error (mm)."),
+    ("fscore", 0.0, 1.0, True, False, "Geometry: surface F-score at tau after Sim(3) alignment."),
+    ("chamfer_l1", 0.0, INF, False, False, "Geometry: Chamfer-L1 distance (units of the truth's diagonal)."),
+    ("normal_consistency", 0.0, 1.0, True, False, "Geometry: mean |cos| of nearest-neighbour normals."),
 ):
     _register_recorded(_name, _lo, _hi, _up, _binary, _doc)
 

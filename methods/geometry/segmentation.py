@@ -6,8 +6,8 @@ Conventions, fixed once here (each community varies them):
   face-connected structure), as ``medpy``; distances are Euclidean in physical units (``spacing``), from each
   surface voxel to the nearest surface voxel of the other mask.
 * HD95 is the 95th percentile of both directions' distances pooled (``medpy.metric.binary.hd95``); ASSD the mean
-  of both directions' distances pooled (``medpy`` 0.5's ``assd``). A mask without voxels against one with voxels gets the
-  image's diagonal (a finite worst case, so that means and intervals exist); two empty masks get 0.
+  of both directions' distances pooled (``medpy`` 0.5's ``assd``). A mask without voxels against one with voxels
+  gets the image's diagonal (a finite worst case, so that means and intervals exist); two empty masks get 0.
 * NSD at ``tau`` (normalised surface distance, Nikolov et al.): the share of both surfaces' voxels that lie
   within ``tau`` of the other surface.
 * Boundary IoU (Cheng et al. 2021): the IoU of the two masks' inner bands of width ``band`` x the image
