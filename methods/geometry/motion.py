@@ -58,8 +58,10 @@ def specificity(pred: np.ndarray, truth: np.ndarray, population: np.ndarray | No
     m = t.mean(axis=0) if population is None else np.asarray(population, float).reshape(-1)
     dp, dt = (p - m).ravel(), (t - m).ravel()
     dp, dt = dp - dp.mean(), dt - dt.mean()
-    norm = np.linalg.norm(dp) * np.linalg.norm(dt)
-    return 0.0 if norm < 1e-12 else float(dp @ dt / norm)
+    a, b = np.linalg.norm(dp), np.linalg.norm(dt)
+    if a <= 1e-9 * b or b == 0:  # the predictions do not leave the population mean (beyond rounding)
+        return 0.0
+    return float(dp @ dt / (a * b))
 
 
 def pairwise(pred: np.ndarray, truth: np.ndarray) -> tuple[float, float]:

@@ -1,4 +1,5 @@
-"""The leaderboard protocols of the geometry evaluators: one board per family, each on its standard set.
+"""The leaderboard protocols of the geometry evaluators: one board per family, each on its standard set (boards
+``fractal_g``, ``fourier_contours``, ``time2track``, ``surface_recon``).
 
 * ``geometry_segmentation``: 12 generated fractal shapes at 0.5x, 1x and 2x the native 96² grid (36 cases);
   ranked by Boundary IoU (band 2% of the diagonal); an empty mask scores 0.
@@ -27,22 +28,22 @@ SURFACES = {"kinds": ["partial", "depth"], "tau": 0.01, "samples": 20000, "seed"
 
 TASKS = {
     "geometry_segmentation": PROTOCOLS.register(
-        "geometry_segmentation", group="geometry_segmentation", output_type="generate_until", version=VERSION,
+        "geometry_segmentation", group="fractal_g", output_type="generate_until", version=VERSION,
         metrics=("boundary_iou", "dice", "hd95", "nsd"))(Protocol(
             split="test", metric="boundary_iou", higher_is_better=True, baseline=0.0, range=(0, 1), size=36,
             task_metadata=SEGMENTATION, note=NOTE)),
     "geometry_contours": PROTOCOLS.register(
-        "geometry_contours", group="geometry_contours", output_type="generate_until", version=VERSION,
+        "geometry_contours", group="fourier_contours", output_type="generate_until", version=VERSION,
         metrics=("ef_abs_error", "edv_rel_error"))(Protocol(
             split="test", metric="ef_abs_error", higher_is_better=False, baseline=10.0, range=(0, 100), size=40,
             task_metadata=CONTOURS, note=NOTE)),
     "geometry_motion": PROTOCOLS.register(
-        "geometry_motion", group="geometry_motion", output_type="generate_until", version=VERSION,
+        "geometry_motion", group="time2track", output_type="generate_until", version=VERSION,
         metrics=("motion_skill", "motion_rmse"))(Protocol(
             split="test", metric="motion_skill", higher_is_better=True, baseline=0.0, range=(-1, 1), size=54,
             task_metadata=MOTION, note=NOTE)),
     "geometry_surfaces": PROTOCOLS.register(
-        "geometry_surfaces", group="geometry_surfaces", output_type="generate_until", version=VERSION,
+        "geometry_surfaces", group="surface_recon", output_type="generate_until", version=VERSION,
         metrics=("fscore", "chamfer_l1", "normal_consistency"))(Protocol(
             split="test", metric="fscore", higher_is_better=True, baseline=0.0, range=(0, 1), size=16,
             task_metadata=SURFACES, note=NOTE)),

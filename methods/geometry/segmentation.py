@@ -117,10 +117,11 @@ def inner_band(mask: np.ndarray, width: float, spacing: np.ndarray) -> np.ndarra
 
 def boundary_iou(pred: np.ndarray, truth: np.ndarray, band: float = BAND,
                  spacing: float | Sequence[float] | None = None) -> float:
-    """IoU of the inner bands of width ``band`` x the image diagonal (Cheng et al. 2021); 1 for two empty masks."""
+    """IoU of the inner bands of width ``band`` x the image diagonal, at least one voxel (Cheng et al. 2021);
+    1 for two empty masks."""
     pred, truth = _masks(pred, truth)
     s = as_spacing(spacing, pred.ndim)
-    width = band * diagonal(pred.shape, s)
+    width = max(band * diagonal(pred.shape, s), float(s.max()))  # at least one voxel, as the reference's
     p, t = inner_band(pred, width, s), inner_band(truth, width, s)
     union = np.count_nonzero(p | t)
     return 1.0 if union == 0 else float(np.count_nonzero(p & t) / union)
