@@ -111,21 +111,22 @@ def _point_to_segments(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
     return np.sqrt(((points[:, None, :] - nearest) ** 2).sum(-1)).min(axis=1)
 
 
-def _both(pred: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distances(pred: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each prediction vertex's distance to the truth polygon, each truth vertex's to the prediction polygon)."""
     p, t = _contour(pred, "prediction"), _contour(truth, "truth")
     return _point_to_segments(p, t), _point_to_segments(t, p)
 
 
 def hausdorff(pred: np.ndarray, truth: np.ndarray) -> float:
     """Symmetric Hausdorff distance between the two closed polygons (vertices of each to segments of the other)."""
-    a, b = _both(pred, truth)
+    a, b = distances(pred, truth)
     return float(max(a.max(), b.max()))
 
 
 def mean_distance(pred: np.ndarray, truth: np.ndarray) -> float:
     """Mean perpendicular distance: the mean over both contours' vertices of the distance to the other contour
     (resample both densely and evenly first for a length-weighted mean)."""
-    a, b = _both(pred, truth)
+    a, b = distances(pred, truth)
     return float(np.concatenate([a, b]).mean())
 
 
@@ -145,5 +146,7 @@ def scores(pred: np.ndarray, truth: np.ndarray, harmonics: int | None = None) ->
     if harmonics is not None:
         p = reconstruct(fit(p, harmonics), offset(p))
     true_area = polygon_area(t)
-    return {"hausdorff": hausdorff(p, t), "mean_distance": mean_distance(p, t), "area_pred": polygon_area(p),
+    a, b = distances(p, t)
+    return {"hausdorff": float(max(a.max(), b.max())), "mean_distance": float(np.concatenate([a, b]).mean()),
+            "area_pred": polygon_area(p),
             "area_truth": true_area, "area_rel_error": abs(polygon_area(p) - true_area) / true_area}

@@ -39,6 +39,7 @@ class Cohort:
     features: np.ndarray
     motion: np.ndarray
     windows: list[tuple[str, float]]  # (record, start second)
+    skipped: list[tuple[str, float, str]]  # (record, start second, reason): windows not made into subjects
 
 
 def _qrs_width(beats: np.ndarray, fs: float) -> tuple[float, float]:
@@ -57,8 +58,10 @@ def _qrs_width(beats: np.ndarray, fs: float) -> tuple[float, float]:
     return 1000 * (right - left + 1) / fs, float(mean[centre])
 
 
-def ecg_features(record_path: Path, window: float = WINDOW) -> tuple[np.ndarray, list[tuple[str, float]]]:
-    """Features of each whole ``window``-second stretch of an annotated wfdb record with at least 5 beats."""
+def ecg_features(record_path: Path, window: float = WINDOW) -> tuple[np.ndarray, list[tuple[str, float]],
+                                                                     list[tuple[str, float, str]]]:
+    """Features of each whole ``window``-second stretch of an annotated wfdb record with at least 5 beats, where
+    each came from, and the stretches skipped with the reason."""
     import wfdb  # lazy: only the motion data needs the ECG reader
 
     try:
@@ -70,10 +73,11 @@ def ecg_features(record_path: Path, window: float = WINDOW) -> tuple[np.ndarray,
     beats = np.array([s for s, sym in zip(notes.sample, notes.symbol, strict=True) if sym.isalpha() or sym == "/"])
     kinds = np.array([sym for sym in notes.symbol if sym.isalpha() or sym == "/"])
     half = int(0.1 * fs)
-    rows, where = [], []
+    rows, where, skipped = [], [], []
     for start in np.arange(0, len(signal) / fs - window, window):
         inside = (beats >= start * fs + half) & (beats < (start + window) * fs - half)
         if inside.sum() < 5:
+            skipped.append((record_path.name, float(start), f"{int(inside.sum())} annotated beats (< 5)"))
             continue
         peaks = beats[inside]
         rr = np.diff(peaks) / fs
@@ -81,7 +85,7 @@ def ecg_features(record_path: Path, window: float = WINDOW) -> tuple[np.ndarray,
         rows.append([rr.mean(), rr.std(), np.sqrt(np.mean(np.diff(rr) ** 2)),
                      np.mean([k in ECTOPIC for k in kinds[inside]]), width, amplitude])
         where.append((record_path.name, float(start)))
-    return np.array(rows), where
+    return np.array(rows).reshape(-1, len(FEATURES)), where, skipped
 
 
 def motion_of(features: np.ndarray, seed: int = 0) -> np.ndarray:
@@ -120,8 +124,11 @@ def motion_of(features: np.ndarray, seed: int = 0) -> np.ndarray:
 def cohort(ecg_dir: Path, seed: int = 0, records: tuple[str, ...] = ("100",)) -> Cohort:
     """The subjects of the annotated records in ``ecg_dir`` (default: MIT-BIH 100, 180 ten-second windows)."""
     parts = [ecg_features(ecg_dir / name) for name in records]
-    features = np.vstack([f for f, _ in parts])
-    return Cohort(features, motion_of(features, seed), [w for _, ws in parts for w in ws])
+    features = np.vstack([f for f, _, _ in parts])
+    if len(features) < 4:
+        raise GeometryError(f"{ecg_dir}: {len(features)} ECG windows with 5 or more beats; need at least 4")
+    return Cohort(features, motion_of(features, seed), [w for _, ws, _ in parts for w in ws],
+                  [s for _, _, ss in parts for s in ss])
 
 
 def split(n: int, test_share: float = 0.3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
