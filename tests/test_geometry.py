@@ -29,6 +29,11 @@ def test_surface_distances_and_dice_match_medpy_with_anisotropic_spacing(seed: i
     assert segmentation.assd(pred, truth, spacing) == pytest.approx(medpy.assd(pred, truth, voxelspacing=spacing))
     assert segmentation.dice(pred, truth) == pytest.approx(medpy.dc(pred, truth))
     assert segmentation.iou(pred, truth) == pytest.approx(medpy.jc(pred, truth))
+    together = segmentation.scores(pred, truth, spacing)  # one pass over the surfaces gives the same numbers
+    assert together["hd95"] == segmentation.hd95(pred, truth, spacing)
+    assert together["assd"] == segmentation.assd(pred, truth, spacing)
+    assert together["nsd"] == segmentation.nsd(pred, truth, spacing=spacing)
+    assert together["boundary_f"] == segmentation.boundary_f(pred, truth, spacing=spacing)[0]
 
 
 def test_hd95_and_nsd_of_concentric_discs_follow_the_radius_gap() -> None:

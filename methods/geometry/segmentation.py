@@ -146,10 +146,19 @@ def scores(pred: np.ndarray, truth: np.ndarray, spacing: float | Sequence[float]
            band: float = BAND, tolerance: float = TOLERANCE) -> dict[str, float]:
     """Every segmentation metric of one prediction against its truth."""
     pred, truth = _masks(pred, truth)
-    f, precision, recall = boundary_f(pred, truth, tolerance, spacing)
-    return {"dice": dice(pred, truth), "iou": iou(pred, truth), "hd95": hd95(pred, truth, spacing),
-            "assd": assd(pred, truth, spacing), "nsd": nsd(pred, truth, tau, spacing),
-            "boundary_iou": boundary_iou(pred, truth, band, spacing), "boundary_f": f,
+    s = as_spacing(spacing, pred.ndim)
+    d = _both_ways(pred, truth, s)  # the surface distances, once for every distance metric
+    if d is None:
+        f, precision, recall = boundary_f(pred, truth, tolerance, s)
+        distances = {"hd95": hd95(pred, truth, s), "assd": assd(pred, truth, s), "nsd": nsd(pred, truth, tau, s)}
+    else:
+        pooled, limit = np.concatenate(d), tolerance * diagonal(pred.shape, s)
+        precision, recall = float(np.mean(d[0] <= limit)), float(np.mean(d[1] <= limit))
+        f = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        distances = {"hd95": float(np.percentile(pooled, 95)), "assd": float(pooled.mean()),
+                     "nsd": float(np.count_nonzero(pooled <= tau) / pooled.size)}
+    return {"dice": dice(pred, truth), "iou": iou(pred, truth), **distances,
+            "boundary_iou": boundary_iou(pred, truth, band, s), "boundary_f": f,
             "boundary_precision": precision, "boundary_recall": recall}
 
 
