@@ -161,3 +161,20 @@ def test_umeyama_recovers_a_similarity_and_alignment_undoes_an_unknown_pose() ->
     posed = truth.moved(0.6, Rotation.random(random_state=5).as_matrix(), np.array([10.0, -4.0, 2.0]))
     assert surfaces.scores(posed, truth, aligned=False)["fscore"] == 0.0
     assert surfaces.scores(posed, truth)["chamfer_l1"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_evaluate_modules_give_the_families_numbers() -> None:
+    from neurips26.methods.geometry.evaluators import load
+
+    pred, truth, spacing = blobs(3, (20, 24)), blobs(4, (20, 24)), [1.0, 0.5]
+    got = load("geometry_segmentation").compute(predictions=[pred.astype(int).tolist()],
+                                                 references=[truth.astype(int).tolist()], spacing=spacing)
+    assert got == pytest.approx(segmentation.scores(pred, truth, spacing))
+    rng = np.random.default_rng(0)
+    subjects = rng.normal(size=(6, 30))
+    collapsed = load("geometry_motion").compute(predictions=list(np.broadcast_to(subjects.mean(0), subjects.shape)),
+                                                references=list(subjects))
+    assert collapsed["collapse_ratio"] == pytest.approx(0.0, abs=1e-12)
+    x = rng.normal(size=(200, 3))
+    shifted = load("geometry_surfaces").compute(predictions=[(x + 0.5).tolist()], references=[x.tolist()])
+    assert shifted["chamfer_l1"] == pytest.approx(0.0, abs=1e-9)

@@ -110,6 +110,9 @@ def bench_(
         report.write(out / name, family.value, name, rows, data, settings)
     rows = report.summary(family.value, runs)
     table = report.markdown(family.value, rows)
+    key = {Family.segmentation: "scale", Family.surfaces: "input"}.get(family)
+    if key:  # the cross-resolution protocol: each grid scale; surfaces: each input kind
+        table += f"\n\nBy {key}:\n\n" + report.markdown(family.value, report.by_doc_key(family.value, runs, key))
     (out / "summary.json").write_text(json.dumps({"settings": settings, "data": data, "baselines": rows}, indent=1))
     (out / "table.md").write_text(table + "\n")
     figure = report.plot_by(family.value, runs, out / f"{family.value}.png")

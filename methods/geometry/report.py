@@ -52,6 +52,14 @@ def summary(family: str, runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> lis
     return out
 
 
+def by_doc_key(family: str, runs: Mapping[str, Sequence[Mapping[str, Any]]], key: str) -> list[dict[str, Any]]:
+    """:func:`summary` per value of the documents' ``key`` (the segmentation grid scale, the surface input kind):
+    rows named ``<baseline> @ <value>``."""
+    split = {f"{name} @ {value}": [r for r in rows if r["doc"][key] == value]
+             for name, rows in runs.items() for value in sorted({r["doc"][key] for r in rows})}
+    return summary(family, split)
+
+
 def markdown(family: str, rows: Sequence[Mapping[str, Any]]) -> str:
     """A markdown table: each metric as ``mean [low, high]``."""
     extra = [k for k in SET_METRICS if any(k in r for r in rows)]
