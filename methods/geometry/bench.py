@@ -69,7 +69,8 @@ def run_contours(settings: Mapping[str, Any], harmonics: Iterable[int] = (0, *HA
         for s in subjects:
             est = phantom.estimate(s, k, settings["noise_mm"], settings["seed"])
             edv, esv = s.volume(0), s.volume(phantom.ES_FRAME)
-            rows.append({"doc_id": s.subject_id, "doc": {"subject": s.subject_id, "harmonics": k},
+            # the document is the subject alone: every method is scored on the same documents
+            rows.append({"doc_id": s.subject_id, "doc": {"subject": s.subject_id}, "harmonics": k,
                          "target": f"EF {s.ef:.2f}%", "response": f"EF {est['ef']:.2f}%",
                          "ef_abs_error": abs(est["ef"] - s.ef), "edv_rel_error": abs(est["edv"] - edv) / edv,
                          "esv_rel_error": abs(est["esv"] - esv) / esv,
