@@ -110,3 +110,24 @@ def test_real_meshes_the_fitted_surface_beats_the_convex_hull_after_alignment(sh
     runs, data = bench.run_surfaces(settings, tmp_path)
     assert data["real"] and [r["doc"]["mesh"] for r in runs["sdf_mc"]] == ["bunny.ply"]
     assert runs["sdf_mc"][0]["chamfer_l1"] < runs["convex_hull"][0]["chamfer_l1"]
+
+
+def test_eval_aligns_an_unposed_mesh_before_scoring_it(shared_data: Path, tmp_path: Path) -> None:
+    import trimesh
+    from scipy.spatial.transform import Rotation
+
+    mesh = trimesh.load(shared_data / "meshes" / "fandisk.obj", force="mesh")
+    posed = mesh.copy()
+    transform = np.eye(4)
+    transform[:3, :3], transform[:3, 3] = 1.7 * Rotation.random(random_state=0).as_matrix(), [3.0, -1.0, 2.0]
+    posed.apply_transform(transform)
+    posed.export(tmp_path / "posed.ply")
+    args = ["geometry", "eval", "--metric", "surfaces", "--samples", "3000", "--json", str(tmp_path / "posed.ply"),
+            str(shared_data / "meshes" / "fandisk.obj")]
+    aligned = json.loads(CliRunner().invoke(app, args).output)
+    raw = json.loads(CliRunner().invoke(app, [*args, "--no-align"]).output)
+    itself = [*args[:-2], str(shared_data / "meshes" / "fandisk.obj"), args[-1], "--no-align"]
+    floor = json.loads(CliRunner().invoke(app, itself).output)  # two samplings of the same surface in place
+    assert raw["fscore"] < 0.05 and raw["chamfer_l1"] > 0.1
+    assert aligned["fscore"] == pytest.approx(floor["fscore"], abs=0.05)
+    assert aligned["chamfer_l1"] == pytest.approx(floor["chamfer_l1"], rel=0.1)
