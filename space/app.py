@@ -273,14 +273,14 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
         demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])
-        run_button.click(query, sql, [sql_status, sql_result])
+        run_button.click(query, sql, [sql_status, sql_result], concurrency_limit=dataset_sql.SQL_WORKERS)
     return demo
 
 
 def launch(host: str, port: int, store: Path | None, data: Path | None) -> None:
     """Start the app on ``host:port`` over the built folders under ``data`` (default: the data root)."""
     data = dataset_sql.require_datasets(data if data is not None else env.data_root())
-    build_app(store, data).queue().launch(server_name=host, server_port=port)
+    build_app(store, data).queue().launch(server_name=host, server_port=port, max_file_size=MAX_UPLOAD_BYTES)
 
 
 def main(host: HostOpt = "127.0.0.1", port: PortOpt = 7860, store: StoreOpt = None, data: DataOpt = None) -> None:

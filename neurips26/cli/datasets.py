@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from neurips26.errors import UserError
 from neurips26.hub import files_to_push
@@ -57,8 +58,8 @@ def push(
     files = files_to_push(folder)
     if dry_run:
         for path, size in files:
-            console.print(f"{size:>12,}  {path}", highlight=False)
-        console.print(f"{sum(s for _, s in files):>12,}  total, {len(files)} files -> "
-                      f"https://huggingface.co/datasets/{repo} (dry run: nothing uploaded)")
+            console.print(Text(f"{size:>12,}  {path}"), highlight=False)
+        console.print(Text(f"{sum(s for _, s in files):>12,}  total, {len(files)} files -> "
+                           f"https://huggingface.co/datasets/{repo} (dry run: nothing uploaded)"))
         return
-    console.print(run_push(folder, repo, private=private))
+    console.print(Text(str(run_push(folder, repo, private=private))))
