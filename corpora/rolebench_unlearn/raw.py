@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from neurips26 import hubfolder
+from neurips26.hubfolder import rawfiles
 
 from . import splits
 from .records import BuildError, BuildReport, FileReport
@@ -60,7 +61,11 @@ def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tup
         raise BuildError(f"{raw}: no rolebench-eng/ folder (--raw takes the folder that holds RoleBench's "
                          "rolebench-eng/)")
     records = []
-    for path in sorted(p for p in root.rglob("*.jsonl") if p.is_file()):
+    found, refused = rawfiles.readable(root, raw)
+    for path, why in refused:  # links out of the raw folder, to folders or broken: never read
+        files.append(FileReport(path.relative_to(raw).as_posix(), "", "rejected", reason=why))
+        errors.append({"source_file": files[-1].path, "line": 0, "role": None, "reason": why})
+    for path in (p for p in found if p.suffix == ".jsonl"):
         rel = path.relative_to(raw)
         report = FileReport(rel.as_posix(), hubfolder.sha256_file(path), "parsed")
         files.append(report)
