@@ -24,10 +24,12 @@ from pathlib import Path
 
 from neurips26.settings import MANIFEST
 
-# What a build writes into its folder: a folder holding only these is a build's output (an interrupted build
-# of an older version of the package left shards without a manifest), never something of the user's.
+# What a build writes into its folder. A folder holding only these, with a data/ of nothing but shards, is
+# the output of a build that was stopped before it wrote its manifest (older versions of the package wrote
+# in place), never something of the user's.
 BUILD_OUTPUTS = frozenset({"data", "videos", "README.md", "croissant.json", MANIFEST, "build_report.json",
                            "ipg.png"})
+_SHARD = re.compile(r"^[\w.-]+/(?:[\w.-]+-\d{5}-of-\d{5}\.parquet|\.[\w.-]+-part\d{5})$")
 _HIDDEN = re.compile(r"^\.(?P<name>.+)\.(?P<kind>partial|previous)-(?P<pid>\d+)$")
 
 
@@ -59,7 +61,13 @@ def is_build_output(folder: Path) -> bool:
         return True
     if not folder.is_dir():
         return False
-    return is_complete(folder) or all(p.name in BUILD_OUTPUTS for p in folder.iterdir())
+    if is_complete(folder) or not any(folder.iterdir()):
+        return True
+    data = folder / "data"
+    if not data.is_dir() or not all(p.name in BUILD_OUTPUTS for p in folder.iterdir()):
+        return False
+    files = [p for p in data.rglob("*") if not p.is_dir()]
+    return bool(files) and all(_SHARD.match(p.relative_to(data).as_posix()) for p in files)
 
 
 def _alive(pid: int) -> bool:
