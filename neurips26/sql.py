@@ -96,7 +96,7 @@ def run_query(sql: str, folders: dict[str, Path], limits: Limits = Limits()) -> 
             _check_statement(con, sql)
             if timer is not None:
                 timer.start()
-            reader = con.execute(sql).fetch_record_batch(2048)
+            reader = con.execute(sql).to_arrow_reader(2048)
             return _collect(reader, limits.max_rows)
         except duckdb.InterruptException:
             raise QueryError(f"query stopped: it ran longer than the {limits.timeout_s:g} s limit") from None
