@@ -86,6 +86,8 @@ def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tup
                 record, why = parse_record(json.loads(line))
             except json.JSONDecodeError as exc:
                 record, why = None, f"not valid JSON ({exc.msg})"
+            except RecursionError:
+                record, why = None, "JSON nested too deeply to read"
             if record is None:
                 errors.append({"source_file": report.path, "line": number, "role": _role_of(line), "reason": why})
             else:
@@ -98,7 +100,7 @@ def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tup
 def _role_of(line: str) -> str | None:
     try:
         role = json.loads(line).get("role")
-    except (json.JSONDecodeError, AttributeError):
+    except (json.JSONDecodeError, AttributeError, RecursionError):
         return None
     return clean(role) if isinstance(role, str) and clean(role) else None
 

@@ -124,6 +124,8 @@ def load_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
 
 
 def first(item: dict[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
