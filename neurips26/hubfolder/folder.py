@@ -16,10 +16,10 @@ import yaml
 from neurips26 import settings
 from neurips26.errors import UserError
 
-from . import staging
 from .card import write_card
 from .croissant import write_croissant
 from .shards import ROW_GROUP_ROWS, ConfigSpec, Shard, SplitWriter
+from .staging import building, is_staging
 
 
 def write_manifest(folder: Path, configs: list[ConfigSpec], builder: Mapping[str, Any],
@@ -78,10 +78,10 @@ def add_config(folder: Path, spec: ConfigSpec, table: pa.Table, meta: Mapping[st
     folder = Path(folder)
     if not (folder / "manifest.json").is_file():
         raise FileNotFoundError(f"{folder}: not a built dataset folder (no manifest.json)")
-    if staging.is_staging(folder):
+    if is_staging(folder):
         _add_config(folder, spec, table, meta, split)
         return
-    with staging.building(folder, keep=True) as stage:
+    with building(folder, keep=True) as stage:
         _add_config(stage, spec, table, meta, split)
 
 
