@@ -150,9 +150,12 @@ def test_symlinks_leaving_the_raw_folder_are_rejected_with_a_reason(tmp_path: Pa
     shutil.copytree(SAMPLE_DIR, raw)
     secret = tmp_path / "secret.txt"
     secret.write_text("Sec. 1-1. Password.\nhunter2\n")
-    jurisdiction = sorted(p for p in raw.iterdir() if p.is_dir())[0]
+    jurisdiction, other = sorted(p for p in raw.iterdir() if p.is_dir())[:2]
     os.symlink(secret, jurisdiction / "leak.txt")
-    os.symlink(tmp_path, jurisdiction / "outside")  # a link to a folder
+    os.symlink(other, jurisdiction / "inner")  # a link to a folder
+    elsewhere = tmp_path / "elsewhere" / other.name  # a jurisdiction folder linked in from elsewhere: read
+    other.rename(elsewhere.parent.mkdir() or elsewhere)
+    os.symlink(elsewhere, other)
     inside = next(p for p in sorted(jurisdiction.rglob("*")) if p.is_file())
     os.symlink(inside, raw / "inside-link.txt")  # inside the raw folder: read (a stray file at the top)
     out = tmp_path / "built" / "locus"
@@ -162,7 +165,9 @@ def test_symlinks_leaving_the_raw_folder_are_rejected_with_a_reason(tmp_path: Pa
               pq.read_table(sorted((out / "data" / "errors").glob("*.parquet"))).to_pylist()}
     rel = jurisdiction.relative_to(raw).as_posix()
     assert "outside the raw folder" in errors[f"{rel}/leak.txt"]
-    assert "folder" in errors[f"{rel}/outside"]
+    assert errors[f"{rel}/inner"].startswith("symbolic link to a folder: not followed")
+    # every file of the sample is parsed, the linked-in jurisdiction's too
+    assert report.files_parsed == locus.build(out=tmp_path / "reference" / "locus").files_parsed
     assert errors["inside-link.txt"] == "stray file at the top of the raw folder"
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["inputs"]["sha256"][f"{rel}/leak.txt"] == ""  # never read, so never hashed

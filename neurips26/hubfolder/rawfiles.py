@@ -1,13 +1,15 @@
 """Walking a raw input folder: every file, and symbolic links judged, never followed out of the folder.
 
-A raw folder may hold links (a download assembled from several places). A link is read only when its target
-is a regular file inside the raw folder; a link leaving the folder (``../../etc/passwd``), a link to a folder
-and a broken link are listed too, so the builder rejects them with :func:`refusal`'s reason instead of reading
-them or skipping them without a word.
+A raw folder may be assembled from several places: each entry at its top (a jurisdiction's folder, ``videos/``)
+may itself be a link to a folder elsewhere. Below the top, a link is read only when its target is a regular file
+inside the raw folder or inside one of those linked top-level folders; a link leaving them
+(``../../etc/passwd``), a link to a folder and a broken link are listed too, so the builder rejects them with
+:func:`refusal`'s reason instead of reading them or skipping them without a word.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -36,13 +38,20 @@ def refusal(path: Path, root: Path) -> str | None:
     if not path.is_symlink():
         return None if path.is_file() else "not a regular file"
     target = path.resolve()
-    if not target.is_relative_to(Path(root).resolve()):
+    if not any(target.is_relative_to(r) for r in _roots(Path(root), Path(root).stat().st_mtime_ns)):
         return "symbolic link leading outside the raw folder: not read"
     if target.is_dir():
         return "symbolic link to a folder: not followed (copy or link the files themselves)"
     if not target.is_file():
         return "broken symbolic link" if not target.exists() else "symbolic link to something not a regular file"
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _roots(root: Path, mtime_ns: int) -> tuple[Path, ...]:
+    """The raw folder and the folders its top-level links point to (cached while the top level is unchanged)."""
+    linked = [p.resolve() for p in root.iterdir() if p.is_symlink() and p.is_dir()]
+    return (root.resolve(), *linked)
 
 
 def readable(folder: Path, root: Path | None = None) -> tuple[list[Path], list[tuple[Path, str]]]:
