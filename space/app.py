@@ -272,8 +272,9 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             frame, status = dataset_sql.run_sql(text, data_root)
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
-        demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])
-        run_button.click(query, sql, [sql_status, sql_result], concurrency_limit=dataset_sql.SQL_WORKERS)
+        sql_queue = {"concurrency_limit": dataset_sql.SQL_WORKERS, "concurrency_id": "sql"}  # one pool for all SQL
+        demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result], **sql_queue)
+        run_button.click(query, sql, [sql_status, sql_result], **sql_queue)
     return demo
 
 
