@@ -41,8 +41,11 @@ SEEDS = {
     "semantic-html": SAMPLE_DIR / "sage-hollow-ut" / "title_6_animals.html",
     "toc-json": SAMPLE_DIR / "sage-hollow-ut" / "toc_title_6_animals.json",
     "dc-code-index": SAMPLE_DIR / "wrenfield-wi" / "titles" / "3" / "index.xml",
+    "dc-code-xml": SAMPLE_DIR / "wrenfield-wi" / "titles" / "3" / "sections" / "3-101.xml",
+    "pdf": SAMPLE_DIR / "caddis-lake-wi" / "caddis-lake-wi-code-of-ordinances.pdf",
 }
-NESTING = {".txt": (b"(", b")"), ".xml": (b"<a>", b"</a>"), ".html": (b"<div>", b"</div>"), ".json": (b"[", b"]")}
+NESTING = {".txt": (b"(", b")"), ".xml": (b"<a>", b"</a>"), ".html": (b"<div>", b"</div>"), ".json": (b"[", b"]"),
+           ".pdf": (b"%PDF-1.4\n<<", b">>")}
 
 
 @st.composite
@@ -92,6 +95,8 @@ test_fuzz_tei_xml = fuzz_format("tei-xml")
 test_fuzz_semantic_html = fuzz_format("semantic-html")
 test_fuzz_toc_json = fuzz_format("toc-json")
 test_fuzz_dc_code_index = fuzz_format("dc-code-index")
+test_fuzz_dc_code_xml = fuzz_format("dc-code-xml")
+test_fuzz_pdf = fuzz_format("pdf")
 
 
 @FUZZ
