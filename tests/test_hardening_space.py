@@ -150,3 +150,20 @@ def test_query_prints_markup_like_text_unchanged(data_root: Path) -> None:
                                           str(data_root)])
     assert result.exit_code == 0, result.output
     assert "[/x] land to [be] reserved" in result.output
+
+
+def test_a_submission_left_pending_by_a_killed_process_is_finished(tmp_path: Path) -> None:
+    from neurips26.leaderboard.intake import Submission
+    from neurips26.leaderboard.modelinfo import display_fields
+    from neurips26.leaderboard.tables import Writes
+
+    store = Store(tmp_path / "store")
+    with store._connect(write=True) as con:  # the first transaction of a submit whose process then died
+        writes = Writes()
+        stuck = store._record(con, [Submission(display_fields(META))], writes)[0]
+        writes.flush(con)
+    assert store.entry(stuck.id).status == "PENDING"
+    assert store.finish_stale(older_than_s=3600) == []  # a recent one may still be running
+    finished = store.finish_stale(older_than_s=0)
+    assert [e.id for e in finished] == [stuck.id]
+    assert store.entry(stuck.id).status == "REJECTED" and store.entry(stuck.id).reason
