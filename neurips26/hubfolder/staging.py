@@ -107,7 +107,7 @@ def begin_build(out: Path, *, keep: bool = False) -> Path:
     out = Path(out)
     if not is_build_output(out):
         raise ForeignFolderError(f"{out}: exists, is not empty and is not a dataset folder built here "
-                                   f"(no {MANIFEST}); choose an empty or new --out")
+                                 f"(no {MANIFEST}); choose an empty or new --out")
     recover(out)
     stage = staging_folder(out)
     shutil.rmtree(stage, ignore_errors=True)
