@@ -73,7 +73,11 @@ def locked_connection(folders: dict[str, Path], limits: Limits = Limits(),
               "memory_limit": limits.memory, "threads": limits.threads}
     if temp_dir is not None:
         config["temp_directory"] = str(temp_dir)
-    con = duckdb.connect(":memory:", config=config)
+    try:
+        con = duckdb.connect(":memory:", config=config)
+    except duckdb.Error as exc:
+        raise QueryError(f"bad limits (memory {limits.memory!r}, threads {limits.threads}): "
+                         f"{str(exc).splitlines()[0]}") from None
     allowed = ", ".join("'" + str(f).replace("'", "''") + "/'" for f in folders.values())
     con.execute(f"SET allowed_directories = [{allowed}]")
     create_views(con, folders)

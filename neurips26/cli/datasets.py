@@ -15,7 +15,7 @@ from neurips26.hubfolder import built_folder
 from neurips26.output import Format, FormatOpt, console, emit
 from neurips26.search import Filters
 from neurips26.search import search as run_search
-from neurips26.sql import dataset_folders, run_query
+from neurips26.sql import Limits, dataset_folders, run_query
 
 DataOpt = Annotated[Path, typer.Option("--data", help="Folder holding the built dataset folders.")]
 
@@ -25,9 +25,12 @@ def query(
     data: DataOpt = Path("."),
     max_width: Annotated[int, typer.Option(help="Table format: cut cells longer than this.")] = 80,
     format: FormatOpt = Format.table,
+    timeout: Annotated[float, typer.Option(min=0, help="Stop the query after this many seconds (0: never).")] = 300,
+    memory: Annotated[str, typer.Option(help="DuckDB memory limit, e.g. 4GB.")] = "4GB",
 ) -> None:
     """Run read-only SQL over the built datasets with DuckDB."""
-    emit(run_query(sql, dataset_folders(data)), format, max_width=max_width)
+    emit(run_query(sql, dataset_folders(data), Limits(timeout_s=timeout or None, memory=memory)), format,
+         max_width=max_width)
 
 
 def search(
