@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from neurips26.corpora.locus import formats
+from neurips26.corpora.locus import formats, raw
 from neurips26.corpora.locus.build import SAMPLE_DIR
 from neurips26.corpora.locus.records import BuildError
 from neurips26.corpora.rolebench_unlearn import raw as rolebench_raw
@@ -102,8 +102,6 @@ test_fuzz_pdf = fuzz_format("pdf")
 @FUZZ
 @given(data=mutated((SAMPLE_DIR / "jurisdictions.csv").read_bytes(), ".txt"))
 def test_fuzz_jurisdictions_csv(data: bytes) -> None:
-    from neurips26.corpora.locus import raw
-
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "jurisdictions.csv").write_bytes(data)
         errors: list[dict] = []

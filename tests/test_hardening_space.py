@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 from neurips26.corpora.locus.build import build as build_locus
-from neurips26.leaderboard.modelinfo import Limits
+from neurips26.leaderboard.intake import Submission
+from neurips26.leaderboard.modelinfo import Limits, display_fields
 from neurips26.leaderboard.store import Store
+from neurips26.leaderboard.tables import Writes
 from neurips26.space import dataset_sql, model_page, submitting
 from typer.testing import CliRunner
 
@@ -153,10 +155,6 @@ def test_query_prints_markup_like_text_unchanged(data_root: Path) -> None:
 
 
 def test_a_submission_left_pending_by_a_killed_process_is_finished(tmp_path: Path) -> None:
-    from neurips26.leaderboard.intake import Submission
-    from neurips26.leaderboard.modelinfo import display_fields
-    from neurips26.leaderboard.tables import Writes
-
     store = Store(tmp_path / "store")
     with store._connect(write=True) as con:  # the first transaction of a submit whose process then died
         writes = Writes()
