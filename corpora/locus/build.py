@@ -88,8 +88,8 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         inputs[CSV_NAME] = hubfolder.sha256_file(root / CSV_NAME)
         results = ((r, None) for r in rawfolder.run([(root, j) for j in jurisdictions], workers))
 
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     specs = {name: hubfolder.ConfigSpec(name, schema, desc) for name, schema, desc in [
         ("sections", SECTIONS, "One row per section of every code."),
         ("jurisdictions", JURISDICTIONS, "One row per jurisdiction."),
@@ -138,6 +138,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
                                                          origin=origin, license=meta["license"]))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(_report_json(report, all_files), encoding="utf-8")
+    hubfolder.commit_build(out, final)
     return report
 
 

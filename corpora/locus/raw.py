@@ -21,7 +21,7 @@ from pathlib import Path
 
 import addfips
 
-from neurips26 import hubfolder
+from neurips26.hubfolder import rawfiles
 
 from . import formats
 from .formats import html_toc
@@ -88,9 +88,9 @@ def read_jurisdictions(raw: Path, errors: list[dict]) -> list[Jurisdiction]:
 
 
 def list_files(folder: Path) -> list[Path]:
-    """Every regular file under ``folder`` (following links), in natural order."""
-    files = [p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")]
-    return sorted(files, key=lambda p: natural_key(p.relative_to(folder).as_posix()))
+    """Every regular file and symbolic link under ``folder``, in natural order (links are judged by
+    :func:`neurips26.hubfolder.rawfiles.refusal` before they are read)."""
+    return sorted(rawfiles.walk(folder), key=lambda p: natural_key(p.relative_to(folder).as_posix()))
 
 
 def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
@@ -101,6 +101,9 @@ def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
     record_errors: list[dict] = []
     for path in list_files(folder.root):
         rel = path.relative_to(raw).as_posix()
+        if refused := rawfiles.refusal(path, raw):  # a link out of the raw folder is never read
+            reports.append(FileReport(rel, "", "rejected", reason=refused))
+            continue
         data = path.read_bytes()
         report = FileReport(rel, hashlib.sha256(data).hexdigest(), "rejected")
         reports.append(report)
@@ -175,10 +178,11 @@ def unowned_files(raw: Path, jurisdictions: list[Jurisdiction], errors: list[dic
         rel = path.relative_to(raw)
         if rel.as_posix() == CSV_NAME or rel.parts[0] in listed:
             continue
-        why = (f"jurisdiction {rel.parts[0]!r} rejected in {CSV_NAME}" if rel.parts[0] in rejected_rows
-               else f"not in a folder listed in {CSV_NAME}" if len(rel.parts) > 1
-               else "stray file at the top of the raw folder")
-        unowned.append(FileReport(rel.as_posix(), hubfolder.sha256_file(path), "rejected", reason=why))
+        why = (rawfiles.refusal(path, raw) or (f"jurisdiction {rel.parts[0]!r} rejected in {CSV_NAME}"
+                                               if rel.parts[0] in rejected_rows
+                                               else f"not in a folder listed in {CSV_NAME}" if len(rel.parts) > 1
+                                               else "stray file at the top of the raw folder"))
+        unowned.append(FileReport(rel.as_posix(), rawfiles.digest(path, raw), "rejected", reason=why))
     return unowned
 
 
