@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Annotated
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import typer
 from neurips26.corpora import RESOURCES
 
@@ -153,21 +154,22 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
     by_id = {j.jurisdiction_id: j for j in jurisdictions}
     for i, (result, source_rows) in enumerate(results, start=1):
         j = by_id[result.jurisdiction_id]
-        sections_writer.write_all(result.rows)
+        batch = result.batch
+        sections_writer.write_batch(batch)
         if source_writer is not None:
             source_writer.write_all(source_rows or [])
             released.update({r["section_id"]: v1.released_labels(r) for r in source_rows or []})
         all_files.extend(result.files)
         errors.extend(result.record_errors)
-        chars = sum(len(r["text"]) for r in result.rows)
-        report.sections += len(result.rows)
+        chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
+        report.sections += batch.num_rows
         report.characters += chars
         jurisdiction_rows.append({
             **{k: getattr(j, k) for k in ("jurisdiction_id", "name", "kind", "state", "state_fips",
                                           "counties", "county_fips", "source")},
             "n_files": v1_input.n_files[j.jurisdiction_id] if v1_input else len(result.files),
-            "n_sections": len(result.rows), "n_characters": chars,
-            "formats": sorted({r["format"] for r in result.rows}),
+            "n_sections": batch.num_rows, "n_characters": chars,
+            "formats": sorted(pc.unique(batch.column("format")).to_pylist()),
         })
         if progress:
             progress(i, len(jurisdictions))
@@ -181,10 +183,14 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
 
 def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], inputs: dict[str, str],
                  report: BuildReport, ingested: bool) -> None:
-    """Every input file counted once (parsed, duplicate or rejected); rejected ones become errors."""
+    """Every input file counted once (parsed, duplicate or rejected); rejected ones become errors; every parsed
+    section counted once (kept, or dropped as a twin)."""
     for f in all_files:
         inputs[f.path] = f.sha256
         report.files_in += 1
+        if not ingested:  # a LOCUS-v1 row is a section or a record error: nothing is a twin
+            report.sections_parsed += f.sections
+            report.sections_dropped += f.dropped
         if f.status == "parsed":
             report.files_parsed += 1
             report.by_format[f.format or "?"] = report.by_format.get(f.format or "?", 0) + 1
@@ -195,6 +201,8 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
             jid = Path(f.path).parts[0] if len(Path(f.path).parts) > 1 and not ingested else None
             errors.append({"source_file": f.path, "jurisdiction_id": jid, "level": "file",
                            "reason": f.reason or "rejected"})
+    if ingested:
+        report.sections_parsed = report.sections
     report.bytes_in = sum((root / f.path).stat().st_size for f in all_files)
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
@@ -223,8 +231,7 @@ def _write_evalsets(out: Path, specs: dict, built: list[str], released: dict[str
 def write_arrow(folder: Path, spec: hubfolder.ConfigSpec, table: pa.Table, split: str = "train") -> None:
     """Write a config split from an Arrow table, batch by batch."""
     writer = hubfolder.SplitWriter(folder, spec.name, spec.schema, split)
-    for batch in table.to_batches(max_chunksize=hubfolder.ROW_GROUP_ROWS):
-        writer.write_all(batch.to_pylist())
+    writer.write_batch(table)
     spec.shards[split] = writer.close()
 
 

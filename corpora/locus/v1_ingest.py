@@ -27,6 +27,7 @@ from .records import (
     DOUBLE,
     INT,
     LIST,
+    SECTIONS,
     STR,
     V1_COLUMNS,
     V1_SCHEMA,
@@ -73,7 +74,7 @@ class V1Source:
                     "source_file": self.file_names[row["_file"]], "format": FORMAT,
                 })
                 source_rows.append({"section_id": section_id, **{c: row[c] for c in IDENTITY + LABELS}})
-            yield CodeResult(j.jurisdiction_id, rows, [], []), source_rows
+            yield CodeResult(j.jurisdiction_id, pa.RecordBatch.from_pylist(rows, schema=SECTIONS), [], []), source_rows
 
 
 NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*([0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from lxml import etree
 
-from .base import FORMATS, Folder, FormatError, Section
+from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
 from .municode import Assembler, text_lines
 
 TEI = "http://www.tei-c.org/ns/1.0"
 FRONT_MATTER = {"cover-info", "preface", "front", "toc", "index"}
+RECOVERED = "recovered"  # marks the warning of a recovered parse; the builder looks for it
 _LEVEL_BY_TYPE = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "division": 4,
                   "subdivision": 5}
 
@@ -36,15 +37,23 @@ def _root_tag(head: bytes) -> str | None:
 
 
 def sniff(head: bytes, path: Path) -> bool:
-    return _root_tag(head) == f"{{{TEI}}}TEI"
+    return _root_tag(head[:SNIFF_BYTES]) == f"{{{TEI}}}TEI"
 
 
-def _load(path: Path) -> etree._Element:
+def _load(path: Path, folder: Folder) -> etree._Element:
+    """The document's root; malformed XML (a bare ``&``, a stray tag, a cut-off end) is read again with
+    lxml's recovering parser and a record-level warning, since one bad character must not cost a whole code.
+    The builder then prefers a text twin's version of any section (see ``corpora/locus/twins.py``)."""
+    data = path.read_bytes()
     try:
-        return etree.fromstring(path.read_bytes(), etree.XMLParser(resolve_entities=False, no_network=True))
+        return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
     except etree.XMLSyntaxError as exc:
-        reason = re.sub(r",? line \d+, column \d+$", "", exc.msg or str(exc))
-        raise FormatError(f"malformed XML at line {exc.lineno}: {reason}") from None
+        where = f"malformed XML at line {exc.lineno}: " + re.sub(r",? line \d+, column \d+$", "", exc.msg or str(exc))
+    root = etree.fromstring(data, etree.XMLParser(recover=True, resolve_entities=False, no_network=True))
+    if root is None:
+        raise FormatError(f"{where} (nothing recoverable)")
+    folder.warn(path, f"{where}; read with a recovering XML parser ({RECOVERED})")
+    return root
 
 
 def _walk(div: etree._Element, assembler: Assembler) -> None:
@@ -65,7 +74,7 @@ def _walk(div: etree._Element, assembler: Assembler) -> None:
 @FORMATS.register("tei-xml", sniff=sniff, extensions=(".xml",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a TEI-XML code (see the module doc)."""
-    root = _load(path)
+    root = _load(path, folder)
     if root.tag != f"{{{TEI}}}TEI":
         raise FormatError(f"root element is {etree.QName(root).localname}, not TEI")
     body = root.find(f"{{{TEI}}}text/{{{TEI}}}body")
