@@ -29,7 +29,7 @@ from neurips26.corpora import RESOURCES
 
 from neurips26 import __version__, hubfolder
 
-from . import counties, evalsets, goldset, v1, v1_ingest
+from . import counties, distributed, evalsets, goldset, v1, v1_ingest
 from . import raw as rawfolder
 from .card import META, render_card
 from .records import (
@@ -63,10 +63,20 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
               help="CSV of jurisdiction_id or geoid + population for the representative county layer.")] = None,
           gold: Annotated[Path | None, typer.Option(
               help="LOCUS gold folder (dev.jsonl): also write the function_gold, topic_gold and substantive_gold "
-                   "evaluation configs.")] = None) -> BuildReport:
+                   "evaluation configs.")] = None,
+          engine: Annotated[str, typer.Option(
+              help="local (worker processes on this machine) or ray (Ray tasks on a local instance or the cluster "
+                   "at --address); both write the same bytes.")] = "local",
+          address: Annotated[str | None, typer.Option(
+              help="Ray cluster to join with --engine ray (e.g. auto or ray://HEAD:10001); default: a local Ray "
+                   "instance with --workers CPUs.")] = None) -> BuildReport:
     """Build the LOCUS folder at ``out`` from ``raw`` (default: the embedded sample) or a LOCUS-v1 download."""
     if raw is not None and from_locus_v1 is not None:
         raise BuildError("give --raw or --from-locus-v1, not both")
+    if engine not in distributed.ENGINES:
+        raise BuildError(f"--engine {engine!r}: use one of {', '.join(distributed.ENGINES)}")
+    if address is not None and engine != "ray":
+        raise BuildError("--address needs --engine ray")
     populations = counties.read_population(population) if population is not None else None
     gold_rows = goldset.read_gold(gold) if gold is not None else None
     errors: list[dict] = []
@@ -87,7 +97,9 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         report = BuildReport(rows_rejected=len(errors))
         all_files = rawfolder.unowned_files(root, jurisdictions, errors)
         inputs[CSV_NAME] = hubfolder.sha256_file(root / CSV_NAME)
-        results = ((r, None) for r in rawfolder.run([(root, j) for j in jurisdictions], workers))
+        jobs = [(root, j) for j in jurisdictions]
+        parsed = distributed.run(jobs, workers, address) if engine == "ray" else rawfolder.run(jobs, workers)
+        results = ((r, None) for r in parsed)
 
     out = Path(out)
     hubfolder.reset_folder(out)

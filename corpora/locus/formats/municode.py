@@ -49,10 +49,11 @@ HEADING_LINE = re.compile(  # ARTICLE IV. - TITLE / [ARTICLE VIII.] - TITLE / CH
     rf"\[?(?P<kind>{_KIND}) (?P<num>{_NUM})\.?\]? - (?P<title>\S.*)")
 _BARE_HEADING = re.compile(rf"(?P<kind>ARTICLE|DIVISION|CHAPTER) - (?P<num>{_NUM})\.?")  # title on next line
 _ROMAN_HEADING = re.compile(r"(?P<num>[IVXLC]+) - - (?P<title>[^a-z]+)")  # Edison's appendix articles
+_HEADING_START = re.compile(  # what every heading line starts with: a cheap test before the full ones
+    rf"[\s\u00a0\u200b\ufeff]*(?:\[?(?:{_KIND})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s)")
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
-_SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
 _LIST_MARKER = re.compile(r"•|(?:•\s*)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)")
 _PAGE_NUMBER = re.compile(r"(?:page )?(\d{1,5}) ?(?:/|of) ?(\d{1,5})", re.IGNORECASE)
@@ -81,7 +82,9 @@ _KEEP_FINAL_PERIOD = ("etc.", "Inc.", "Co.", "Corp.", "Ltd.", "Jr.", "Sr.", "No.
 
 def normalize(line: str) -> str:
     """One line with invisible characters removed and any run of spaces (tabs, em spaces) as one space."""
-    return _SPACES.sub(" ", _INVISIBLE.sub("", line)).strip()
+    if line.isprintable():  # the common case: no control, format or non-space whitespace character
+        return " ".join(line.split())
+    return " ".join(_INVISIBLE.sub("", line).split())  # str.split() splits on what \s matches
 
 
 def split_heading(rest: str) -> tuple[str, str]:
@@ -106,6 +109,8 @@ def clean_heading(heading: str) -> str:
 
 def heading_level(line: str) -> tuple[int, str] | None:
     """(level, cleaned text) when ``line`` is a PART/Chapter/ARTICLE/... heading (0 = outermost)."""
+    if not _HEADING_START.match(line):
+        return None
     line = _FOOTNOTE_TAIL.sub("", normalize(line))
     if len(line) > 300:
         return None
