@@ -88,7 +88,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         jurisdictions, all_files = v1_input.jurisdictions, list(v1_input.files)
         errors.extend(v1_input.errors)
         report = BuildReport()
-        results: Iterator[tuple[CodeResult, list[dict] | None]] = v1_input.results()
+        results: Iterator[tuple[CodeResult, pa.Table | None]] = v1_input.results()
     else:
         root = (raw or SAMPLE_DIR).resolve()
         if not root.is_dir():
@@ -169,8 +169,9 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         batch = result.batch
         sections_writer.write_batch(batch)
         if source_writer is not None:
-            source_writer.write_all(source_rows or [])
-            released.update({r["section_id"]: v1.released_labels(r) for r in source_rows or []})
+            source_writer.write_batch(source_rows)
+            labels = source_rows.select(["section_id", "function", "topic", "is_substantive"]).to_pylist()
+            released.update({r["section_id"]: v1.released_labels(r) for r in labels})
         all_files.extend(result.files)
         errors.extend(result.record_errors)
         chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
