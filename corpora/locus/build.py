@@ -136,7 +136,10 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         specs[name] = hubfolder.ConfigSpec(name, schema, desc)
         hubfolder.write_table(out, specs[name], rows)
     specs["locus_v1"] = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
-    write_arrow(out, specs["locus_v1"], v1.locus_v1_table(out))
+    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA)
+    for batch in v1.locus_v1_batches(out):  # streamed: memory does not grow with the corpus
+        v1_writer.write_batch(batch)
+    specs["locus_v1"].shards["train"] = v1_writer.close()
 
     configs = list(specs.values())
     meta = {**META, **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
@@ -239,13 +242,6 @@ def _write_evalsets(out: Path, specs: dict, built: list[str], released: dict[str
         for split, rows in splits.items():
             hubfolder.write_table(out, specs[name], rows, split)
     return sets
-
-
-def write_arrow(folder: Path, spec: hubfolder.ConfigSpec, table: pa.Table, split: str = "train") -> None:
-    """Write a config split from an Arrow table, batch by batch."""
-    writer = hubfolder.SplitWriter(folder, spec.name, spec.schema, split)
-    writer.write_batch(table)
-    spec.shards[split] = writer.close()
 
 
 def _report_json(report: BuildReport, files: list[FileReport]) -> str:
