@@ -161,8 +161,8 @@ def build(raw: Path | None = None, out: Path = Path("geometry"), workers: int = 
         if not (raw / sub).is_dir():
             raise GeometryError(f"{raw / sub}: not a folder; pass --raw DIR with ecg/ and meshes/")
     report, errors, inputs = BuildReport(), [], {}
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     specs = {name: hubfolder.ConfigSpec(name, schema, DESCRIPTIONS[name], default=name == "segmentation")
              for name, schema in SCHEMAS.items()}
     hubfolder.write_table(out, specs["segmentation"], _segmentation(shapes), "test")
@@ -219,6 +219,7 @@ def build(raw: Path | None = None, out: Path = Path("geometry"), workers: int = 
         config_table="\n".join(f"| `{c.name}` | {c.rows():,} | {c.description} |" for c in configs),
         parameters=json.dumps(parameters)))
     hubfolder.write_croissant(out, configs, META)
+    hubfolder.commit_build(out, final)
     if progress:
         progress(3, 3)
     return report
