@@ -1,10 +1,10 @@
 """The ``neurips26`` command line: the sub-command modules wired into one app.
 
-One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``,
-``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``); commands that live with their component
-(``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
-``frameselect``, ``score``, ``rediff`` and ``geometry``) are only added here. Expected failures of every command
-become one line on stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
+One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``, ``search``,
+``push``), :mod:`.evaluate` (``tasks``, ``eval``), :mod:`.diagnose` (``diagnose``); commands and sub-apps that live
+with their component are only added here (the ``app.command`` and ``app.add_typer`` lines below). Expected failures
+of every command become one line on stderr and exit code 2 (:mod:`.guard`); commands print rows with
+:mod:`neurips26.output`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.geometry.cli import geometry
+from neurips26.methods.holmes.cli import holmes
 from neurips26.methods.ipg.cli import ipg
 from neurips26.methods.labelshift.cli import labelshift
 from neurips26.methods.locus_analysis.cli import score
@@ -39,6 +40,7 @@ app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|repl
 app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
 app.add_typer(geometry, name="geometry")  # neurips26 geometry eval|bench
+app.add_typer(holmes, name="holmes")  # neurips26 holmes run
 
 
 def main() -> None:  # pragma: no cover - console entry point
