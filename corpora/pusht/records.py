@@ -53,6 +53,7 @@ EPISODES = pa.schema([
     column("max_coverage", F64, "Largest coverage over the episode's recorded states"),
     column("final_coverage", F64, "Coverage after the last action, replayed in the simulator"),
     column("success", pa.bool_(), "final_coverage >= 0.95 (Diffusion Policy's success)"),
+    column("replay_error", F64, "Largest distance (px) of a simulator replay of the actions from the recorded states"),
 ])
 MIXED = pa.schema(EPISODE_FIELDS)
 FRAMES = pa.schema([

@@ -19,11 +19,8 @@ from neurips26.stats import wilson
 
 from .data import keypoints_from_state
 from .policies import Policy
+from .protocol import FIRST_SEED, STANDARD
 from .smoothness import smoothness
-
-FIRST_SEED = 100_000
-STANDARD = {"rate_hz": 10.0, "episodes": 50, "first_seed": FIRST_SEED, "max_seconds": 30.0}
-"""The standard run: 50 seeds from 100000 at 10 Hz, 30 s each (300 steps, as Diffusion Policy's PushT)."""
 
 
 @dataclass
@@ -45,7 +42,7 @@ class Rollout:
 
     def metrics(self) -> dict[str, float]:
         """max_coverage, success (0/1) and the smoothness metrics."""
-        return {"max_coverage": self.max_coverage, "success": float(self.success),
+        return {"max_coverage": self.max_coverage, "rollout_success": float(self.success),
                 **smoothness(np.asarray(self.actions).reshape(-1, 2), self.rate_hz)}
 
 

@@ -3,8 +3,8 @@
 One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``,
 ``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``); commands that live with their component
 (``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
-``frameselect``, ``score`` and ``rediff``) are only added here. Expected failures of every command become one line on
-stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
+``frameselect``, ``score``, ``rediff`` and ``actions``) are only added here. Expected failures of every command become
+one line on stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import typer
 
 from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
+from neurips26.methods.actions.cli import actions
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.ipg.cli import ipg
 from neurips26.methods.labelshift.cli import labelshift
@@ -37,6 +38,7 @@ for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
 app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|replay|list
 app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
+app.add_typer(actions, name="actions")  # neurips26 actions train|eval|compare|codecs|freeact
 
 
 def main() -> None:  # pragma: no cover - console entry point
