@@ -17,6 +17,7 @@ from neurips26 import hubfolder
 from neurips26.errors import UserError
 
 from . import data as demos_data
+from .codecs import chunks_of, codec_table
 from .protocol import STANDARD
 
 actions = typer.Typer(help="Robot actions on PushT: codecs, BC / flow matching / FAFM policies, simulator rollouts, "
@@ -179,3 +180,54 @@ def compare(
             print(f"mixed-frequency drop {method}: {row['max_coverage'] - mean:+.3f} coverage ({rates})")
     figure = plot(rows, plot_path or eval_dir / "actions.png")
     print(f"plot: {figure}")
+
+
+@actions.command()
+def codecs(
+    data: DATA = Path("pusht"),
+    steps: Annotated[int, typer.Option(min=2, help="Chunk length (samples at 10 Hz).")] = 16,
+) -> None:
+    """Round-trip error of every action codec (raw, binning, DCT at each K, FAST-style) on the demonstrations."""
+    trajectories = [d.action for split in ("train", "test") for d in demos_data.load(data, split)]
+    chunks = chunks_of(trajectories, steps)
+    print(f"{len(chunks)} chunks of {steps} steps (pixels; numbers = values or non-zero tokens per chunk)")
+    print(f"{'codec':8} {'setting':10} {'numbers':>8} {'RMSE px':>9}")
+    for row in codec_table(chunks):
+        print(f"{row['codec']:8} {row['setting']:10} {row['numbers']:8.1f} {row['rmse']:9.4f}")
+
+
+@actions.command()
+def freeact(
+    data: DATA = Path("pusht"),
+    out: Annotated[Path, typer.Option(help="Folder for freeact.pt and freeact.json.")] = Path("actions-freeact"),
+    episodes: Annotated[int, typer.Option(min=1, help="Training episodes (frames decoded into memory).")] = 40,
+    test_episodes: Annotated[int, typer.Option(min=1, help="Held-out episodes to evaluate and pseudo-label.")] = 29,
+    steps: Annotated[int, typer.Option(min=1, help="Training steps.")] = 1500,
+    codes: Annotated[int, typer.Option(min=2, help="Codebook size.")] = 16,
+    batch_size: Annotated[int, typer.Option(min=2)] = 64,
+    seed: int = 0,
+    threads: Annotated[int, typer.Option(min=1, help="CPU threads for torch.")] = 1,
+) -> None:
+    """Train FreeAct's latent-action model on demonstration frames (no actions), then report codebook usage, the
+    next-frame error, a linear probe of the true motion from the codes and the pseudo-labelling error."""
+    import torch
+
+    from . import freeact as fa  # lazy: torch, only when a command runs
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    train_clips = fa.load_clips(data, "train", episodes)
+    test_clips = fa.load_clips(data, "test", test_episodes)
+    model = fa.LatentActionModel(codes=codes)
+    with _progress() as progress:
+        task = progress.add_task("FreeAct", total=steps)
+        cost = fa.train(model, train_clips, steps, batch_size, seed=seed, advance=lambda n: progress.advance(task, n))
+    report = fa.evaluate(model, train_clips, test_clips, cost["seconds"])
+    out.mkdir(parents=True, exist_ok=True)
+    torch.save({"state_dict": model.state_dict(), "codes": codes}, out / "freeact.pt")
+    payload = {**report.as_dict(), "train_pairs": len(train_clips.now), "cost": cost,
+               "data": hubfolder.provenance(data, "pusht", "frames")}
+    (out / "freeact.json").write_text(json.dumps(payload, indent=1))
+    for key, value in report.as_dict().items():
+        print(f"{key:22} {value:.4g}" if isinstance(value, float) else f"{key:22} {value}")
+    print(f"report: {out / 'freeact.json'}")

@@ -156,3 +156,26 @@ def round_trip_error(codec, chunks: Sequence[np.ndarray]) -> float:
     """Root mean squared error (in the actions' units) of decode(encode(chunk)) over ``chunks``."""
     squared = [np.square(codec.decode(codec.encode(c), len(c)) - np.asarray(c, dtype=np.float64)) for c in chunks]
     return float(np.sqrt(np.mean(np.concatenate(squared))))
+
+
+def chunks_of(trajectories: Sequence[np.ndarray], steps: int = 16) -> list[np.ndarray]:
+    """Non-overlapping chunks of ``steps`` samples of every trajectory (a shorter tail is left out)."""
+    return [np.asarray(t)[i:i + steps] for t in trajectories for i in range(0, len(t) - steps + 1, steps)]
+
+
+def codec_table(chunks: Sequence[np.ndarray], ks: Sequence[int] = (2, 4, 6, 8, 12, 16),
+                bins: Sequence[int] = (16, 64, 256), scales: Sequence[float] = (1.0, 4.0, 10.0, 50.0)) -> list[dict]:
+    """Round-trip RMSE of every codec setting on ``chunks``, with what each code costs (numbers per chunk)."""
+    steps, dims = np.asarray(chunks[0]).shape
+    rows = [{"codec": "raw", "setting": "-", "numbers": steps * dims,
+             "rmse": round_trip_error(RawCodec(), chunks)}]
+    rows += [{"codec": "binning", "setting": f"{b} bins", "numbers": steps * dims,
+              "rmse": round_trip_error(BinningCodec(b).fit(chunks), chunks)} for b in bins]
+    rows += [{"codec": "dct", "setting": f"K={k}", "numbers": k * dims,
+              "rmse": round_trip_error(DCTCodec(k), chunks)} for k in ks if k <= steps]
+    for scale in scales:
+        fast = FASTCodec(scale).fit(chunks)
+        rows.append({"codec": "fast", "setting": f"scale {scale:g}",
+                     "numbers": float(np.mean([fast.tokens(c) for c in chunks])),
+                     "rmse": round_trip_error(fast, chunks)})
+    return rows
