@@ -26,9 +26,10 @@ COLUMNS = (("method", "method", "{}"), ("rate_hz", "Hz", "{:g}"), ("n", "seeds",
 
 def rollout_rows(runs: Sequence[Rollout], max_seconds: float) -> list[dict[str, Any]]:
     """One samples row per rollout: the seed as the document, the rollout as the response, its metric values."""
-    return [{"doc_id": i, "doc": {"seed": run.seed, "rate_hz": run.rate_hz, "max_seconds": max_seconds},
+    return [{"doc_id": i, "doc": {"seed": run.seed},  # the document is the initial state; rate etc. are settings
              "target": {"success_coverage": 0.95},
-             "response": json.dumps({"rate_hz": run.rate_hz, "coverage": run.coverage, "actions": run.actions}),
+             "response": json.dumps({"rate_hz": run.rate_hz, "max_seconds": max_seconds, "coverage": run.coverage,
+                                     "actions": run.actions}),
              **run.metrics()} for i, run in enumerate(runs)]
 
 
