@@ -198,8 +198,8 @@ def _actions(rollout: Mapping[str, Any]) -> np.ndarray:
 for _name, _lo, _hi, _up, _binary, _of, _doc in (
     ("max_coverage", 0.0, 1.0, True, False, lambda r: max(r["coverage"], default=0.0),
      "PushT: the largest share of the target the block covered during the rollout."),
-    ("rollout_success", 0.0, 1.0, True, True, lambda r: max(r["coverage"], default=0.0) > SUCCESS_COVERAGE,
-     "PushT: 1 when the block covered more than 95% of the target (Diffusion Policy's success)."),
+    ("rollout_success", 0.0, 1.0, True, True, lambda r: max(r["coverage"], default=0.0) >= SUCCESS_COVERAGE,
+     "PushT: 1 when the block covered at least 95% of the target (Diffusion Policy's success)."),
     ("mean_sq_jerk", 0.0, INF, False, False, lambda r: mean_squared_jerk(_actions(r), r["rate_hz"]),
      "Mean squared jerk of the commanded actions, (pixels / s^3)^2."),
     ("high_freq_energy", 0.0, 1.0, False, False, lambda r: high_frequency_energy(_actions(r), r["rate_hz"]),

@@ -167,3 +167,15 @@ def test_a_rollout_run_is_ranked_on_its_own_board_and_a_changed_one_is_not(tmp_p
             "model_type": "pretrained", "submitter": "mallory"}
     entry = Store(tmp_path / "lb2").submit(edited / results.name, meta, [edited / samples.name])
     assert entry.status == "REJECTED" and "max_coverage" in entry.reason, entry.reason
+
+
+def test_the_protocols_baseline_is_a_still_policys_coverage_from_the_standard_seeds() -> None:
+    from neurips26.corpora.pusht import sim
+    from neurips26.methods.actions.protocol import STILL_BASELINE
+
+    initial = []
+    for seed in seeds(STANDARD["episodes"]):
+        env = sim.make_env()
+        env.reset(seed=seed)
+        initial.append(sim.coverage(env))
+    assert PROTOCOL.baseline == STILL_BASELINE == pytest.approx(float(np.mean(initial)), abs=5e-4)

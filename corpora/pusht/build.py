@@ -126,6 +126,10 @@ def build(raw: Path | None = None, out: Path = Path("pusht"), workers: int = 1,
         split = "test" if is_test(episode.index) else "train"
         row, error = episode_row(episode)
         report.replay_max_state_error = max(report.replay_max_state_error, error)
+        report.replay_exact += error <= 0.01
+        report.successes += row["success"]
+        report.final_coverage_low = min(report.final_coverage_low, row["final_coverage"])
+        report.final_coverage_high = max(report.final_coverage_high, row["final_coverage"])
         writers["episodes", split].write(row)
         for mixed in mixed_rows(episode):
             writers["mixed_frequency", split].write(mixed)

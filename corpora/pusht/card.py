@@ -31,8 +31,8 @@ META = {
                                         "from the recorded states with the gym-pusht geometry; mixed-frequency "
                                         "variants by linear interpolation (angles unwrapped)."],
         "data_biases": ["One operator population and one task layout (fixed target pose)."],
-        "data_limitations": ["Simulation only; the recorded demonstrations end at coverage below the 0.95 success "
-                             "threshold of Diffusion Policy in this simulator (see the card)."],
+        "data_limitations": ["Simulation only; most recorded demonstrations end at coverage below the 0.95 "
+                             "success threshold of Diffusion Policy in this simulator (see the card)."],
         "data_use_cases": ["Imitation learning and action-representation research (action chunking, frequency-"
                            "aware flow matching, latent actions)."],
         "data_social_impact": "Low: a 2-D pushing task in simulation.",
@@ -50,6 +50,8 @@ def render_card(report: BuildReport, configs: list[ConfigSpec], source: str, rep
         repo=repo, source=source, episodes_in=report.episodes_in, episodes_kept=report.episodes_kept,
         episodes_rejected=report.episodes_rejected, train=report.train, test=report.test, steps=f"{report.steps:,}",
         frames=f"{report.frames:,}", replay_error=f"{report.replay_max_state_error:.2g}",
+        replay_exact=report.replay_exact, successes=report.successes,
+        final_low=f"{report.final_coverage_low:.2f}", final_high=f"{report.final_coverage_high:.2f}",
         config_table="\n".join(
             f"| `{c.name}` | {', '.join(f'{s} {c.rows(s):,}' for s in c.shards)} | {c.description} |"
             for c in configs))

@@ -79,6 +79,10 @@ class BuildReport:
     train: int = 0
     test: int = 0
     replay_max_state_error: float = 0.0  # pixels: simulator replay of the actions against the recorded states
+    replay_exact: int = 0  # episodes whose replay stays within 0.01 px of every recorded state
+    successes: int = 0  # episodes whose final coverage reaches 0.95
+    final_coverage_low: float = 1.0
+    final_coverage_high: float = 0.0
     problems: list[str] = field(default_factory=list)
 
     @property

@@ -38,7 +38,7 @@ class Rollout:
 
     @property
     def success(self) -> bool:
-        return self.max_coverage > SUCCESS_COVERAGE
+        return self.max_coverage >= SUCCESS_COVERAGE
 
     def metrics(self) -> dict[str, float]:
         """max_coverage, success (0/1) and the smoothness metrics."""
