@@ -205,6 +205,9 @@ def freeact(
     steps: Annotated[int, typer.Option(min=1, help="Training steps.")] = 1500,
     codes: Annotated[int, typer.Option(min=2, help="Codebook size.")] = 16,
     batch_size: Annotated[int, typer.Option(min=2)] = 64,
+    gap: Annotated[int, typer.Option(min=1, help="Frames between the two of a pair (1 = 0.1 s).")] = 1,
+    align: Annotated[float, typer.Option(min=0, help="Weight of the alignment with end-effector motion "
+                                                     "(0: frames only).")] = 1.0,
     seed: int = 0,
     threads: Annotated[int, typer.Option(min=1, help="CPU threads for torch.")] = 1,
 ) -> None:
@@ -216,16 +219,17 @@ def freeact(
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
-    train_clips = fa.load_clips(data, "train", episodes)
-    test_clips = fa.load_clips(data, "test", test_episodes)
+    train_clips = fa.load_clips(data, "train", episodes, gap)
+    test_clips = fa.load_clips(data, "test", test_episodes, gap)
     model = fa.LatentActionModel(codes=codes)
     with _progress() as progress:
         task = progress.add_task("FreeAct", total=steps)
-        cost = fa.train(model, train_clips, steps, batch_size, seed=seed, advance=lambda n: progress.advance(task, n))
+        cost = fa.train(model, train_clips, steps, batch_size, seed=seed, align=align,
+                        advance=lambda n: progress.advance(task, n))
     report = fa.evaluate(model, train_clips, test_clips, cost["seconds"])
     out.mkdir(parents=True, exist_ok=True)
     torch.save({"state_dict": model.state_dict(), "codes": codes}, out / "freeact.pt")
-    payload = {**report.as_dict(), "train_pairs": len(train_clips.now), "cost": cost,
+    payload = {**report.as_dict(), "train_pairs": len(train_clips.now), "cost": cost, "gap": gap, "align": align,
                "data": hubfolder.provenance(data, "pusht", "frames")}
     (out / "freeact.json").write_text(json.dumps(payload, indent=1))
     for key, value in report.as_dict().items():

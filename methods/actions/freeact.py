@@ -5,7 +5,8 @@ gives a latent vector; a vector quantiser snaps it to one of ``codes`` codebook 
 codebook and commitment losses as in VQ-VAE; the codebook starts from encoder outputs and unused entries restart on
 them, against collapse); a forward-dynamics decoder predicts the change to the next frame from the current frame
 and the code, trained on the change (the frames differ in a few pixels, so a loss on whole frames is won by
-copying). Nothing sees the actions during training.
+copying). Without alignment nothing sees the actions or states; with ``align`` > 0 (FreeAct's alignment with
+end-effector motion) a linear read-out of the latent action also regresses the agent's displacement.
 
 Evaluation on held-out episodes: codebook usage and perplexity; next-frame reconstruction error (against copying
 the current frame); a linear probe of the true motion from the codes (R^2 of ridge regression from the one-hot code
@@ -61,6 +62,7 @@ class LatentActionModel(nn.Module):
         self.codebook = nn.Parameter(torch.randn(codes, latent) * 0.1)
         self.frame = _encoder(3, width)
         self.embed = nn.Linear(latent, width)
+        self.align = nn.Linear(latent, 2)  # the end-effector motion read from a latent action
         self.decoder = nn.Sequential(nn.ConvTranspose2d(2 * width, width, 4, 2, 1), nn.GELU(),
                                      nn.ConvTranspose2d(width, width, 4, 2, 1), nn.GELU(),
                                      nn.ConvTranspose2d(width, 3, 4, 2, 1))
@@ -83,28 +85,29 @@ class LatentActionModel(nn.Module):
             self.codebook[dead] = z[torch.randint(len(z), (len(dead),))] + 1e-3 * torch.randn(len(dead), z.shape[1])
         return len(dead)
 
-    def forward(self, now: torch.Tensor, after: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(predicted change to the next frame, code index, VQ loss)."""
+    def forward(self, now: torch.Tensor, after: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                                                       torch.Tensor]:
+        """(predicted change to the next frame, quantised latent action, code index, VQ loss)."""
         q, index, vq_loss = self.encode(now, after)
         features = self.frame(now)
         action = self.embed(q)[:, :, None, None].expand(-1, -1, *features.shape[2:])
-        return self.decoder(torch.cat([features, action], dim=1)), index, vq_loss
+        return self.decoder(torch.cat([features, action], dim=1)), q, index, vq_loss
 
 
 @dataclass
 class Clips:
-    """Frame pairs (t, t + 1) of some episodes, with the true motion between them."""
+    """Frame pairs (t, t + gap) of some episodes, with the true motion between them."""
 
     now: torch.Tensor  # (n, 3, SIZE, SIZE) in [0, 1]
     after: torch.Tensor
-    displacement: np.ndarray  # (n, 2): agent position at t + 1 minus at t (pixels)
+    displacement: np.ndarray  # (n, 2): agent position at t + gap minus at t (pixels)
     offset: np.ndarray  # (n, 2): commanded action at t minus agent position at t (pixels)
     agent: np.ndarray  # (n, 2): agent position at t
     action: np.ndarray  # (n, 2): commanded action at t
 
 
-def load_clips(folder: Path, split: str, episodes: int | None = None) -> Clips:
-    """The frame pairs of the first ``episodes`` episodes of ``split`` in a built pusht folder."""
+def load_clips(folder: Path, split: str, episodes: int | None = None, gap: int = 1) -> Clips:
+    """The frame pairs (t, t + ``gap``) of the first ``episodes`` episodes of ``split`` in a built pusht folder."""
     from PIL import Image  # lazy: only FreeAct decodes frames
 
     table = hubfolder.read_table(folder, "episodes", ["episode_index", "state", "action"], split)
@@ -120,10 +123,10 @@ def load_clips(folder: Path, split: str, episodes: int | None = None) -> Clips:
     now, after, disp, offset, agent, action = [], [], [], [], [], []
     for row in rows:
         state, act = np.asarray(row["state"]), np.asarray(row["action"])
-        for t in range(len(state) - 1):
+        for t in range(len(state) - gap):
             now.append(images[row["episode_index"], t])
-            after.append(images[row["episode_index"], t + 1])
-            disp.append(state[t + 1, :2] - state[t, :2])
+            after.append(images[row["episode_index"], t + gap])
+            disp.append(state[t + gap, :2] - state[t, :2])
             offset.append(act[t] - state[t, :2])
             agent.append(state[t, :2])
             action.append(act[t])
@@ -136,8 +139,10 @@ def load_clips(folder: Path, split: str, episodes: int | None = None) -> Clips:
 
 
 def train(model: LatentActionModel, clips: Clips, steps: int = 600, batch_size: int = 64, lr: float = 1e-3,
-          seed: int = 0, restart_every: int = 50, advance=None) -> dict[str, float]:
-    """Train on ``clips`` (frames only); the cost and final loss."""
+          seed: int = 0, restart_every: int = 50, align: float = 0.0, advance=None) -> dict[str, float]:
+    """Train on ``clips``; the cost and final loss. ``align`` > 0 adds FreeAct's alignment with end-effector motion:
+    a linear read-out of the quantised latent action regresses the agent's displacement (pixels / 10) with that
+    weight; 0 trains on frames alone."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
@@ -148,8 +153,11 @@ def train(model: LatentActionModel, clips: Clips, steps: int = 600, batch_size: 
     for step in range(steps):
         index = torch.randint(len(clips.now), (batch_size,), generator=generator)
         now, after = clips.now[index], clips.after[index]
-        predicted, codes, vq_loss = model(now, after)
+        predicted, q, codes, vq_loss = model(now, after)
         loss = F.mse_loss(predicted, after - now) / scale + vq_loss
+        if align:
+            motion = torch.as_tensor(clips.displacement[index.numpy()] / 10.0, dtype=torch.float32)
+            loss = loss + align * F.mse_loss(model.align(q), motion)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         optimiser.step()
@@ -170,7 +178,7 @@ def codes_of(model: LatentActionModel, clips: Clips, batch: int = 512) -> tuple[
     codes, errors = [], []
     for lo in range(0, len(clips.now), batch):
         now, after = clips.now[lo:lo + batch], clips.after[lo:lo + batch]
-        predicted, index, _ = model(now, after)
+        predicted, _, index, _ = model(now, after)
         codes.append(index.numpy())
         errors.append(((now + predicted - after) ** 2).mean(dim=(1, 2, 3)).numpy())
     return np.concatenate(codes), float(np.concatenate(errors).mean())
