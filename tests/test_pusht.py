@@ -171,3 +171,21 @@ def test_actions_cli_trains_evaluates_and_compares(built: Path, tmp_path: Path) 
     assert "fafm" in compared.stdout and "bc" in compared.stdout
     bad = _cli("actions", "train", "--data", str(built), "--methods", "diffusion", cwd=tmp_path)
     assert bad.returncode == 2 and "unknown diffusion" in bad.stderr
+
+
+def test_freeact_labels_held_out_frames_and_reports_within_bounds(built: Path) -> None:
+    from neurips26.methods.actions import freeact
+
+    train_clips = freeact.load_clips(built, "train", episodes=2)
+    test_clips = freeact.load_clips(built, "test" if rows(built, "episodes", "test") else "train", episodes=1)
+    first = rows(built, "episodes")[0]
+    assert len(train_clips.now) == sum(r["length"] - 1 for r in rows(built, "episodes")[:2])
+    np.testing.assert_allclose(train_clips.displacement[0], np.subtract(first["state"][1][:2], first["state"][0][:2]),
+                               atol=1e-4)
+    model = freeact.LatentActionModel(codes=8)
+    cost = freeact.train(model, train_clips, steps=5, batch_size=8, align=1.0)
+    report = freeact.evaluate(model, train_clips, test_clips, cost["seconds"])
+    assert report.pairs == len(test_clips.now) and 1 <= report.codes_used <= 8
+    assert 1.0 <= report.perplexity <= report.codes_used + 1e-9
+    assert report.copy_frame_mse == pytest.approx(float(((test_clips.now - test_clips.after) ** 2).mean()))
+    assert report.pseudo_label_rmse > 0 and report.mean_offset_rmse > 0
