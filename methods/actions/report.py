@@ -63,8 +63,8 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # lazy: as above
 
-    figure, (quality, smooth) = plt.subplots(1, 2, figsize=(11, 4))
-    labels = [f"{r['method']}\n{r['rate_hz']:g} Hz" for r in rows]
+    figure, (quality, smooth) = plt.subplots(1, 2, figsize=(max(10, 1.1 * len(rows)), 5))
+    labels = [f"{r['method']} {r['rate_hz']:g} Hz" for r in rows]
     x = range(len(rows))
     quality.bar([i - 0.2 for i in x], [r["max_coverage"] for r in rows], 0.4, label="mean max coverage")
     quality.bar([i + 0.2 for i in x], [r["rollout_success"] for r in rows], 0.4, label="success rate",
@@ -75,7 +75,7 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
     smooth.bar(list(x), [math.log10(max(r["mean_sq_jerk"], 1e-12)) for r in rows], color="tab:green")
     smooth.set_ylabel("log10 mean squared jerk (lower is smoother)")
     for axis in (quality, smooth):
-        axis.set_xticks(list(x), labels, fontsize=8)
+        axis.set_xticks(list(x), labels, fontsize=8, rotation=40, ha="right")
         axis.grid(alpha=0.3, axis="y")
     figure.suptitle("PushT rollouts: success and smoothness per method")
     figure.tight_layout()
