@@ -13,6 +13,7 @@ import typer
 
 from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
+from neurips26.methods.actions.cli import actions
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.geometry.cli import geometry
 from neurips26.methods.holmes.cli import holmes
@@ -41,6 +42,7 @@ app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
 app.add_typer(geometry, name="geometry")  # neurips26 geometry eval|bench
 app.add_typer(holmes, name="holmes")  # neurips26 holmes run
+app.add_typer(actions, name="actions")  # neurips26 actions train|eval|compare|codecs|freeact
 
 
 def main() -> None:  # pragma: no cover - console entry point
