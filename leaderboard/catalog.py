@@ -138,7 +138,11 @@ def registered_tasks() -> dict[str, TaskSpec]:
                                           for m in info.get("metrics", (protocol.metric,))])
         if protocol.metric not in metrics:
             problems.append(f"protocol metric {protocol.metric!r} is not among the registered metrics")
-        tasks[name] = TaskSpec(name=name, version=float(info.get("version", 1.0)), group=str(info.get("group", name)),
+        group = str(info.get("group") or "")
+        if not group or group == name:  # a group named as its task would hide the task's results entry
+            problems.append(f"registered without a group of its own (group={group!r}): register it with "
+                            "group=<board>, a name other than the task's")
+        tasks[name] = TaskSpec(name=name, version=float(info.get("version", 1.0)), group=group or f"{name}-board",
                                metrics=metrics, primary=protocol.metric, output_type=str(info.get("output_type", "")),
                                source="registered", protocol=protocol, problem="; ".join(problems) or None)
     return tasks
