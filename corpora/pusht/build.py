@@ -108,8 +108,8 @@ def build(raw: Path | None = None, out: Path = Path("pusht"), workers: int = 1,
     store = raw_store.find_store(Path(raw))
     total = raw_store.count(store)
     wanted = total if episodes is None else min(episodes, total)
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     specs = {"episodes": hubfolder.ConfigSpec("episodes", EPISODES, "One row per demonstration at 10 Hz; "
                                               "train/test by episode.", default=True),
              "frames": hubfolder.ConfigSpec("frames", with_image(FRAMES), "One row per step: the 96x96 rendering."),
@@ -162,4 +162,5 @@ def build(raw: Path | None = None, out: Path = Path("pusht"), workers: int = 1,
     hubfolder.write_croissant(out, configs, META)
     payload = {**asdict(report), "reconciles": report.reconciles}
     (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    hubfolder.commit_build(out, final)
     return report
