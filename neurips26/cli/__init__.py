@@ -1,7 +1,8 @@
 """The ``neurips26`` command line: the sub-command modules wired into one app.
 
 One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``,
-``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``); commands that live with their component
+``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``), :mod:`.diagnose` (``diagnose``); commands that
+live with their component
 (``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
 ``frameselect``, ``score`` and ``rediff``) are only added here. Expected failures of every command become one line on
 stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
@@ -23,13 +24,14 @@ from neurips26.space.serve import serve
 
 from .build import build_app
 from .datasets import push, query, search
+from .diagnose import diagnose
 from .evaluate import eval_, tasks
 from .guard import GuardedGroup
 
 app = typer.Typer(cls=GuardedGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="Hub-ready datasets, lm-eval tasks and a leaderboard for NeurIPS 2026 resources.")
 app.add_typer(build_app, name="build")
-for command in (query, search, push, tasks):
+for command in (query, search, push, tasks, diagnose):
     app.command()(command)
 app.command("eval")(eval_)
 for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
