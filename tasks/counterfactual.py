@@ -108,7 +108,6 @@ def rerun(run: Run, *, per_task: int = 10, modes: Sequence[str] = ("removed",), 
     """Re-run up to ``per_task`` failed documents of each task of ``run`` that has an evidence field, with and
     without the evidence (each mode of ``modes``), on the run's model (or ``lm``, an lm-eval model object)."""
     import lm_eval.api.registry  # lazy: lm-eval loads torch
-    from lm_eval.tasks import get_task_dict
 
     from neurips26 import models
 
@@ -127,7 +126,7 @@ def rerun(run: Run, *, per_task: int = 10, modes: Sequence[str] = ("removed",), 
         metric = str((task_run.protocol or {}).get("metric") or "acc")
         chosen = failures(samples, metric)
         chosen = rng.sample(chosen, min(per_task, len(chosen)))
-        task = get_task_dict([name], task_manager())[name]
+        task = task_manager().load([name])["tasks"][name]
         shots = task_run.num_fewshot or 0
         for sample in sorted(chosen, key=lambda s: s.doc_id):
             answer = _answer(task, lm, sample.doc, sample.doc_id, shots)
