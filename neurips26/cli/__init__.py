@@ -1,11 +1,11 @@
 """The ``neurips26`` command line: the sub-command modules wired into one app.
 
-One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``,
-``search``, ``push``), :mod:`.evaluate` (``tasks``, ``eval``), :mod:`.diagnose` (``diagnose``); commands that
-live with their component
-(``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the sub-apps
-``frameselect``, ``score`` and ``rediff``) are only added here. Expected failures of every command become one line on
-stderr and exit code 2 (:mod:`.guard`); commands print rows with :mod:`neurips26.output`.
+One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``, ``search``,
+``push``), :mod:`.evaluate` (``tasks``, ``eval``), :mod:`.diagnose` (``diagnose``); commands that live with their
+component (``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the
+sub-apps ``frameselect``, ``score``, ``rediff``, ``probe`` and ``gfm``) are only added here. Expected failures of
+every command become one line on stderr and exit code 2 (:mod:`.guard`); commands print rows with
+:mod:`neurips26.output`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import typer
 
 from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
+from neurips26.methods.diagnostics.cli import forensic, probe
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.ipg.cli import ipg
 from neurips26.methods.labelshift.cli import labelshift
@@ -39,6 +40,8 @@ for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
 app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|replay|list
 app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
+app.add_typer(probe, name="probe")  # neurips26 probe text|vision
+app.add_typer(forensic, name="gfm")  # neurips26 gfm train
 
 
 def main() -> None:  # pragma: no cover - console entry point
