@@ -1,4 +1,4 @@
-"""Benchmark the LOCUS build and queries on a corpus of at least 1 GB, scaled up from the real shared sample.
+"""Benchmark the LOCUS build at scale: a corpus scaled up from the real shared sample, local and Ray engines.
 
 Steps:
 
@@ -6,16 +6,18 @@ Steps:
    ``../shared/data/locus`` (``adairsville-0001``, ``adairsville-0002``, ... -> the real folder), with a
    ``jurisdictions.csv`` listing every copy, so the builder reads at least ``--target-gb`` of input
    while nothing is copied.
-2. Build it once per ``--workers`` value, each in a fresh Python process (wall time, MB/s, sections/s,
-   peak RSS) and check that the builds' shards are byte-identical.
-3. Time queries on the built folder through our DuckDB layer (``neurips26.sql.run_query``,
-   ``neurips26.search.search``) against ``datasets.load_dataset`` + ``Dataset.filter``.
+2. Build it once per ``--workers`` value with the local engine and once with ``--engine ray`` (a local Ray
+   instance with ``--ray-workers`` CPUs), each in a fresh Python process (wall and CPU time, MB/s per worker,
+   peak RSS), and check that all builds' shards are byte-identical.
+3. The limit: a plain ``pyarrow`` read of the same bytes, a compiled-regex split at section lines and a zstd
+   Parquet write of the pieces, in this process (what one core can do with no parsing at all).
+4. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
+   seconds of one rendered page), of a ``--codes`` build with OCR on N nodes.
 
-Prints a table and writes the numbers as JSON. All caches live under the work dir, which is
-removed afterwards unless ``--keep``.
+Prints tables and writes the numbers as JSON. Queries and search: ``bench/locus_search.py``.
 
-    python bench/locus_build.py                      # 1 GB, workers 1 and 2
-    python bench/locus_build.py --target-gb 0.1 --repeats 3 --keep --workdir /tmp/locus-bench
+    python bench/locus_build.py                        # 0.3 GB, workers 1 and 2, Ray with 2 CPUs
+    python bench/locus_build.py --target-gb 0.05 --ray-workers 0 --keep --workdir /tmp/locus-bench
 """
 
 from __future__ import annotations
@@ -25,20 +27,21 @@ import filecmp
 import json
 import math
 import os
+import re
+import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pyarrow as pa
+import pyarrow.parquet as pq
 from neurips26.corpora.locus.raw import list_files
 from neurips26.corpora.locus.real_sample import JURISDICTIONS as REAL
 from neurips26.corpora.locus.real_sample import link_raw
@@ -46,14 +49,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from neurips26.search import Filters, ensure_index, search
-from neurips26.sql import dataset_folders, run_query
-
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_LOCUS = ROOT.parent / "shared" / "data" / "locus"
 MARKER = ".locus-bench"  # marks a work dir this script made, so it may be reused or removed
 GB, MB, MIB = 10**9, 10**6, 2**20
-
+SECTION_START = re.compile(r"^[ \t]*(?:\[?Secs?\. |Section |SECTION |\d+\.\d+\.\d+ - )", re.MULTILINE)
 
 # Runs one build in a fresh interpreter: progress lines, then one result line with the build report,
 # wall time, and CPU time and peak RSS from getrusage (ru_maxrss is in KiB on Linux).
@@ -63,9 +63,9 @@ from dataclasses import asdict
 from pathlib import Path
 from neurips26.corpora.locus.build import build
 
-raw, out, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+raw, out, workers, engine = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 start = time.perf_counter()
-report = build(raw, out, workers, lambda done, total: print("progress", done, total, flush=True))
+report = build(raw, out, workers, lambda done, total: print("progress", done, total, flush=True), engine=engine)
 wall = time.perf_counter() - start
 own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print("result", json.dumps({
@@ -78,7 +78,7 @@ print("result", json.dumps({
 
 @dataclass
 class Row:
-    """One line of the table; ``ratio`` is baseline / value."""
+    """One line of a table; ``ratio`` is value / baseline."""
 
     measure: str
     value: float | int | str
@@ -87,42 +87,50 @@ class Row:
 
     @property
     def ratio(self) -> float | None:
-        if self.baseline is None or not isinstance(self.value, int | float) or not self.value:
+        if self.baseline is None or not isinstance(self.value, int | float) or not self.baseline:
             return None
-        return self.baseline / self.value
+        return self.value / self.baseline
 
 
 @dataclass
 class BuildRun:
+    engine: str
     workers: int
     out: Path
     wall_s: float
     report: dict[str, Any]
     reconciles: bool
-    cpu_s: float  # user + system, build process and its workers
+    cpu_s: float  # user + system, build process and its (local) workers; Ray workers are not its children
     rss_self: int  # bytes, getrusage(RUSAGE_SELF) in the build process
-    rss_children: int  # bytes, getrusage(RUSAGE_CHILDREN): the largest worker
-    rss_tree: int  # bytes, psutil: peak of the summed RSS of the process tree, sampled
+    rss_children: int  # bytes, getrusage(RUSAGE_CHILDREN): the largest local worker
+    rss_tree: int  # bytes, psutil: peak of the summed RSS of the process tree (Ray's too), sampled
     log: list[str] = field(default_factory=list)
+
+    @property
+    def tag(self) -> str:
+        return f"{self.engine}, {self.workers} worker{'s' if self.workers > 1 else ''}"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--target-gb", type=float, default=1.0, help="input text to build, in GB (10^9 bytes)")
-    p.add_argument("--workers", default="1,2", help="comma-separated worker counts, one build each")
+    p.add_argument("--target-gb", type=float, default=0.3, help="input text to build, in GB (10^9 bytes)")
+    p.add_argument("--workers", default="1,2", help="comma-separated worker counts, one local build each")
+    p.add_argument("--ray-workers", type=int, default=2, help="CPUs of the local Ray instance (0: no Ray build)")
     p.add_argument("--workdir", type=Path, help="work dir (default: a new temp dir under /tmp)")
-    p.add_argument("--keep", action="store_true", help="keep the work dir (raw links, builds, caches)")
-    p.add_argument("--repeats", type=int, default=5, help="timed runs per query, after one warm-up")
-    p.add_argument("--jurisdiction", default="adairsville-0001", help="point query: this jurisdiction's sections")
-    p.add_argument("--county", default="13015", help="county query: FIPS of the county (13015: Bartow County, GA)")
-    p.add_argument("--query", default="dogs running at large", help="full-text search query")
-    p.add_argument("--limit", type=int, default=10, help="search results")
+    p.add_argument("--keep", action="store_true", help="keep the work dir (raw links, builds)")
+    p.add_argument("--codes", type=int, default=9_239, help="projection: codes in the full corpus")
+    p.add_argument("--mb-per-code", type=float, default=3.9,
+                   help="projection: MB of text per code (Georgia: 1.3 GB / 330 codes)")
+    p.add_argument("--ocr-share", type=float, default=0.25,
+                   help="projection: share of codes that are scanned PDFs needing OCR (an assumption)")
+    p.add_argument("--kb-per-page", type=float, default=3.5, help="projection: text per printed page, in KB")
+    p.add_argument("--cores-per-node", type=int, default=16, help="projection: cores of one node")
+    p.add_argument("--nodes", default="1,4,16,64", help="projection: node counts")
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "out" / "locus_build.json", help="write numbers here")
     args = p.parse_args(argv)
     args.workers = [int(w) for w in args.workers.split(",")]
-    if not args.county.isdigit() or len(args.county) != 5:
-        p.error(f"--county {args.county!r}: expected a five-digit FIPS code")
+    args.nodes = [int(n) for n in args.nodes.split(",")]
     return args
 
 
@@ -137,7 +145,7 @@ def prepare_workdir(path: Path | None) -> tuple[Path, bool]:
     created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
     (path / MARKER).touch()
-    for name in ("raw", "builds", "cache"):
+    for name in ("raw", "builds", "limit"):
         shutil.rmtree(path / name, ignore_errors=True)
     return path, created
 
@@ -150,10 +158,10 @@ def make_raw(raw: Path, target_bytes: int) -> tuple[int, int]:
     return copies, sample
 
 
-def run_build(raw: Path, out: Path, workers: int, progress: Progress) -> BuildRun:
+def run_build(raw: Path, out: Path, workers: int, engine: str, progress: Progress) -> BuildRun:
     """Build in a fresh process, following its progress and sampling the RSS of its process tree."""
-    task = progress.add_task(f"build, {workers} worker(s)", total=None)
-    proc = subprocess.Popen([sys.executable, "-c", BUILD_CHILD, str(raw), str(out), str(workers)],
+    task = progress.add_task(f"build, {engine}, {workers} worker(s)", total=None)
+    proc = subprocess.Popen([sys.executable, "-c", BUILD_CHILD, str(raw), str(out), str(workers), engine],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     peak = 0
 
@@ -183,9 +191,9 @@ def run_build(raw: Path, out: Path, workers: int, progress: Progress) -> BuildRu
     proc.wait()
     sampler.join()
     if proc.returncode or result is None:
-        sys.exit(f"build with {workers} worker(s) failed (exit {proc.returncode}):\n" + "\n".join(log[-30:]))
-    return BuildRun(workers, out, result["wall_s"], result["report"], result["reconciles"], result["cpu_s"],
-                    result["rss_self"], result["rss_children"], peak, log)
+        sys.exit(f"build ({engine}, {workers} worker(s)) failed (exit {proc.returncode}):\n" + "\n".join(log[-30:]))
+    return BuildRun(engine, workers, out, result["wall_s"], result["report"], result["reconciles"],
+                    result["cpu_s"], result["rss_self"], result["rss_children"], peak, log)
 
 
 def shard_differences(a: Path, b: Path) -> list[str]:
@@ -195,108 +203,86 @@ def shard_differences(a: Path, b: Path) -> list[str]:
     return sorted((files_a ^ files_b) | {f for f in files_a & files_b if not filecmp.cmp(a / f, b / f, shallow=False)})
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
+def limit_run(raw: Path, out: Path) -> dict[str, float]:
+    """The limit: every input file read with pyarrow, split at section lines by one compiled regex, the pieces
+    written as zstd Parquet; one process, no parsing."""
+    out.mkdir(parents=True, exist_ok=True)
+    schema = pa.schema([("source_file", pa.string()), ("text", pa.string())])
+    files = [p for folder in sorted(raw.iterdir()) if folder.is_dir() for p in list_files(folder)]
+    cpu, start = time.process_time(), time.perf_counter()
+    size = pieces = 0
+    with pq.ParquetWriter(out / "limit.parquet", schema, compression="zstd", compression_level=6) as writer:
+        for path in files:
+            with pa.memory_map(str(path)) as source:
+                data = source.read_buffer().to_pybytes()
+            size += len(data)
+            text = data.decode("utf-8", errors="replace")
+            starts = [m.start() for m in SECTION_START.finditer(text)] or [0]
+            parts = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+            pieces += len(parts)
+            writer.write_table(pa.table({"source_file": [path.name] * len(parts), "text": parts}, schema=schema))
+    return {"bytes": size, "pieces": pieces, "wall_s": time.perf_counter() - start,
+            "cpu_s": time.process_time() - cpu}
 
 
-def median_latency(fn: Callable[[], Any], repeats: int, progress: Progress, label: str) -> tuple[float, Any]:
-    """Median seconds over ``repeats`` runs after one warm-up, and the last result."""
-    task = progress.add_task(label, total=repeats + 1)
-    result = fn()
-    progress.advance(task)
-    times = []
-    for _ in range(repeats):
-        seconds, result = timed(fn)
-        times.append(seconds)
-        progress.advance(task)
-    return statistics.median(times), result
+def ocr_page_seconds() -> float | None:
+    """CPU seconds Tesseract (one thread) takes for one letter page of code text rendered at 300 dpi (None
+    without Tesseract)."""
+    if shutil.which("tesseract") is None:
+        return None
+    import pytesseract
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (2550, 3300), 255)
+    try:
+        font = ImageFont.truetype("DejaVuSans.ttf", 36)
+    except OSError:
+        font = ImageFont.load_default(size=36)
+    draw = ImageDraw.Draw(image)
+    for i in range(50):
+        draw.text((150, 150 + 60 * i), f"Sec. 6-{i + 1}. - Dogs at large. No owner shall permit a dog to run "
+                                        f"at large in the city; fine ${25 * (i + 1)}.", fill=0, font=font)
+    os.environ["OMP_THREAD_LIMIT"] = "1"  # one core per page, as a worker would run it
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    pytesseract.image_to_string(image, lang="eng")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def query_rows(folder: Path, args: argparse.Namespace, progress: Progress) -> tuple[list[Row], dict[str, Any]]:
-    """Latency of point, county and text queries: our DuckDB layer vs datasets + Dataset.filter."""
-    import datasets  # only now: HF_DATASETS_CACHE is set by main()
-
-    datasets.disable_progress_bars()
-    folders = dataset_folders(folder)
-    jid, fips, words = args.jurisdiction, args.county, args.query.lower().split()
-    point_sql = f"SELECT * FROM locus.sections WHERE jurisdiction_id = '{jid.replace(chr(39), chr(39) * 2)}'"
-    county_sql = ("SELECT s.* FROM locus.sections s WHERE s.jurisdiction_id IN "
-                  f"(SELECT unnest(jurisdiction_ids) FROM locus.counties WHERE county_fips = '{fips}')")
-
-    index_s, _ = timed(lambda: ensure_index(folder))
-    ours = {
-        "point": median_latency(lambda: run_query(point_sql, folders), args.repeats, progress, "ours: point"),
-        "county": median_latency(lambda: run_query(county_sql, folders), args.repeats, progress, "ours: county"),
-        "search": median_latency(lambda: search(folder, args.query, Filters(), args.limit), args.repeats,
-                                 progress, "ours: search"),
-    }
-
-    def load() -> tuple[datasets.Dataset, datasets.Dataset]:
-        return (datasets.load_dataset(str(folder), "sections", split="train"),
-                datasets.load_dataset(str(folder), "counties", split="train"))
-
-    load_s, (sections, counties) = timed(load)
-    reload_s, (sections, counties) = timed(load)
-
-    def keep(ds: datasets.Dataset, column: str, test: Callable[[Any], bool]) -> pa.Table:
-        hits = ds.filter(lambda values: [test(v) for v in values], input_columns=column, batched=True,
-                         keep_in_memory=True, load_from_cache_file=False)
-        return hits.with_format("arrow")[:]
-
-    def county_sections() -> pa.Table:
-        ids = {i for row in keep(counties, "county_fips", fips.__eq__)["jurisdiction_ids"].to_pylist() for i in row}
-        return keep(sections, "jurisdiction_id", ids.__contains__)
-
-    base = {
-        "point": median_latency(lambda: keep(sections, "jurisdiction_id", jid.__eq__), args.repeats, progress,
-                                "datasets: point"),
-        "county": median_latency(county_sections, args.repeats, progress, "datasets: county"),
-        "search": median_latency(lambda: keep(sections, "text", lambda t: all(w in t.lower() for w in words)),
-                                 args.repeats, progress, "datasets: text filter"),
-    }
-    counts = {k: {"ours": ours[k][1].num_rows, "datasets": base[k][1].num_rows} for k in ours}
-    ms = 1000
-    rows = [
-        Row("search index build, one-time (BM25)", index_s, "s"),
-        Row("datasets: load sections + counties, first (Arrow cache)", load_s, "s"),
-        Row("datasets: load again (cache warm)", reload_s, "s"),
-        Row(f"point query: {jid} ({counts['point']['ours']:,} rows)",
-            ours["point"][0] * ms, "ms", base["point"][0] * ms),
-        Row(f"county query: {fips} ({counts['county']['ours']:,} rows)",
-            ours["county"][0] * ms, "ms", base["county"][0] * ms),
-        Row(f"text search {args.query!r} (top {args.limit}; baseline: "
-            f"{counts['search']['datasets']:,} rows with all words)",
-            ours["search"][0] * ms, "ms", base["search"][0] * ms),
-    ]
-    return rows, counts
-
-
-def folder_stats(folder: Path) -> tuple[int, int, int]:
-    """Bytes on disk, Parquet shards of all configs, shards of ``sections``."""
-    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    shards = list((folder / "data").rglob("*.parquet"))
-    return size, len(shards), sum(p.parent.name == "sections" for p in shards)
-
-
-def build_rows(runs: list[BuildRun]) -> list[Row]:
+def build_rows(runs: list[BuildRun], limit: dict[str, float]) -> list[Row]:
     first = runs[0]
-    rows = []
+    limit_mb_s = limit["bytes"] / MB / limit["cpu_s"]
+    rows = [Row("limit: pyarrow read + regex split + zstd Parquet write (1 process, CPU time)", limit_mb_s, "MB/s")]
     for run in runs:
         mb_s = run.report["bytes_in"] / MB / run.wall_s
-        tag = f"{run.workers} worker{'s' if run.workers > 1 else ''}"
         rows += [
-            Row(f"build wall time, {tag}", run.wall_s, "s", first.wall_s if run is not first else None),
-            Row(f"build CPU time (user + sys, with workers), {tag}", run.cpu_s, "s"),
-            Row(f"input throughput, {tag}", mb_s, "MB/s"),
-            Row(f"input throughput per worker, {tag}", mb_s / run.workers, "MB/s"),
-            Row(f"sections/s, {tag}", run.report["sections"] / run.wall_s, "sections/s"),
-            Row(f"peak RSS, build process (getrusage SELF), {tag}", run.rss_self / MIB, "MiB"),
+            Row(f"build wall time, {run.tag}", run.wall_s, "s", first.wall_s if run is not first else None),
+            Row(f"input throughput, {run.tag}", mb_s, "MB/s", first.report["bytes_in"] / MB / first.wall_s
+                if run is not first else None),
+            Row(f"input throughput per worker (wall), {run.tag}", mb_s / run.workers, "MB/s", limit_mb_s),
+            Row(f"sections/s, {run.tag}", run.report["sections"] / run.wall_s, "sections/s"),
+            Row(f"peak RSS, process tree sum (psutil, 0.2 s samples), {run.tag}", run.rss_tree / MIB, "MiB"),
         ]
-        if run.workers > 1:
-            rows.append(Row(f"peak RSS, largest worker (getrusage CHILDREN), {tag}", run.rss_children / MIB, "MiB"))
-        rows.append(Row(f"peak RSS, tree sum (psutil, 0.2 s samples), {tag}", run.rss_tree / MIB, "MiB"))
+        if run.engine == "local":
+            rows.insert(len(rows) - 1, Row(f"input throughput per CPU second, {run.tag}",
+                                           run.report["bytes_in"] / MB / run.cpu_s, "MB/s", limit_mb_s))
+    return rows
+
+
+def projection_rows(args: argparse.Namespace, cpu_s_per_mb: float, ocr_s: float | None) -> list[Row]:
+    """Hours for ``--codes`` codes on N nodes from measured per-MB and per-page costs (perfect scaling)."""
+    text_mb = args.codes * args.mb_per_code
+    cpu_h = text_mb * cpu_s_per_mb / 3600
+    pages = args.codes * args.ocr_share * args.mb_per_code * 1000 / args.kb_per_page
+    ocr_h = pages * ocr_s / 3600 if ocr_s is not None else float("nan")
+    rows = [Row(f"corpus: {args.codes:,} codes x {args.mb_per_code} MB; {args.ocr_share:.0%} scanned "
+                f"({pages:,.0f} pages to OCR)", text_mb / 1000, "GB"),
+            Row("parse CPU (measured s/MB x MB)", cpu_h, "core-hours"),
+            Row("OCR CPU (measured s/page x pages)" if ocr_s is not None else "OCR CPU (no Tesseract here)",
+                ocr_h, "core-hours")]
+    for n in args.nodes:
+        rows.append(Row(f"wall time on {n} node(s) x {args.cores_per_node} cores", (cpu_h + ocr_h) /
+                        (n * args.cores_per_node), "hours"))
     return rows
 
 
@@ -310,10 +296,8 @@ def fmt(value: float | int | str | None) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2f}" if abs(value) >= 1 else f"{value:.3g}"
 
 
-def print_table(console: Console, rows: list[Row], title: str, first_workers: int) -> None:
-    table = Table(title=title, caption=f"baseline: the {first_workers}-worker build for build times, "
-                                       "datasets.load_dataset + Dataset.filter for queries; "
-                                       "ratio = baseline / value; latencies: medians after one warm-up")
+def print_table(console: Console, rows: list[Row], title: str, caption: str) -> None:
+    table = Table(title=title, caption=caption)
     for name, justify in [("measure", "left"), ("value", "right"), ("unit", "left"),
                           ("baseline", "right"), ("ratio", "right")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -325,69 +309,65 @@ def print_table(console: Console, rows: list[Row], title: str, first_workers: in
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    console = Console(width=None if sys.stdout.isatty() else 120)  # wide enough for the table in a log
+    console = Console(width=None if sys.stdout.isatty() else 130)  # wide enough for the table in a log
     if not SHARED_LOCUS.is_dir():
         console.print(f"[yellow]skipped: the real LOCUS sample is not at {SHARED_LOCUS} (../shared/data/locus)")
         return
     workdir, created = prepare_workdir(args.workdir)
-    cache = workdir / "cache"
-    os.environ.update(NEURIPS26_CACHE=str(cache / "neurips26"), HF_HOME=str(cache / "hf"),
-                      HF_DATASETS_CACHE=str(cache / "hf" / "datasets"), HF_HUB_OFFLINE="1")
     target = int(args.target_gb * GB)
     console.print(f"work dir {workdir}")
     try:
-        free = shutil.disk_usage(workdir).free
-        if free < 4 * target:
-            sys.exit(f"{workdir}: {free / GB:.1f} GB free, want {4 * target / GB:.1f} GB "
-                     "(builds, Arrow cache, search index)")
+        if shutil.disk_usage(workdir).free < 3 * target:
+            sys.exit(f"{workdir}: less than {3 * target / GB:.1f} GB free (builds and the limit's Parquet)")
         copies, sample = make_raw(workdir / "raw", target)
         console.print(f"raw corpus: {len(REAL)} real jurisdictions x {copies} symlinked copies "
                       f"({sample / MB:.2f} MB each set) = {copies * sample / GB:.3f} GB of input")
-        progress_columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn())
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         load_start = os.getloadavg()[0]
-        with Progress(*progress_columns, console=console) as progress:
-            runs = [run_build(workdir / "raw", workdir / "builds" / f"w{w}" / "locus", w, progress)
-                    for w in args.workers]
-        differences = shard_differences(runs[0].out, runs[-1].out) if len(runs) > 1 else []
-        identical = "yes" if not differences else f"NO: {len(differences)} differ ({', '.join(differences[:3])})"
-        size, n_shards, n_section_shards = folder_stats(runs[0].out)
-        with Progress(*progress_columns, console=console) as progress:
-            latency, counts = query_rows(runs[0].out, args, progress)
+        plan = [("local", w) for w in args.workers] + ([("ray", args.ray_workers)] if args.ray_workers else [])
+        with Progress(*columns, console=console) as progress:
+            runs = [run_build(workdir / "raw", workdir / "builds" / f"{e}{w}" / "locus", w, e, progress)
+                    for e, w in plan]
+        with console.status("limit: pyarrow read + regex split + Parquet write"):
+            limit = limit_run(workdir / "raw", workdir / "limit")
+        with console.status("OCR of one rendered page"):
+            ocr_s = ocr_page_seconds()
         load_end, cpus = os.getloadavg()[0], os.cpu_count() or 1
-
+        differences = {r.tag: shard_differences(runs[0].out, r.out) for r in runs[1:]}
+        identical = "; ".join(f"{tag}: {'yes' if not d else f'NO ({len(d)} differ)'}" for tag, d in differences.items())
         report = runs[0].report
+        local_one = next((r for r in runs if r.engine == "local" and r.workers == 1), runs[0])
+        cpu_s_per_mb = local_one.cpu_s / (report["bytes_in"] / MB)
         rows = [
             Row("CPUs / 1-min load average at start, end", f"{cpus} / {load_start:.1f}, {load_end:.1f}"),
             Row("input read by the builder", report["bytes_in"] / GB, "GB"),
             Row("input files / sections / characters",
                 f"{report['files_in']:,} / {report['sections']:,} / {report['characters']:,}"),
-            *build_rows(runs),
-            Row(f"shards byte-identical, workers {' vs '.join(str(r.workers) for r in runs)}", identical),
-            Row("output folder size", size / MB, "MB"),
-            Row("output shards (all configs / sections)", f"{n_shards} / {n_section_shards}"),
-            *latency,
+            *build_rows(runs, limit),
+            Row(f"shards byte-identical to {runs[0].tag}", identical or "(one build)"),
+            Row("OCR, one 300 dpi page of code text (Tesseract, 1 thread, CPU time)",
+                ocr_s if ocr_s is not None else "n/a", "s"),
         ]
-        print_table(console, rows, f"LOCUS build and query benchmark ({report['bytes_in'] / GB:.2f} GB input)",
-                    runs[0].workers)
-        odd = [f"build with {r.workers} worker(s) does not reconcile files" for r in runs if not r.reconciles]
-        odd += [f"{k} query: {c['ours']:,} rows (ours) vs {c['datasets']:,} (datasets)"
-                for k, c in counts.items() if k != "search" and c["ours"] != c["datasets"]]
+        print_table(console, rows, f"LOCUS build benchmark ({report['bytes_in'] / GB:.2f} GB input)",
+                    f"baseline: the {runs[0].tag} build for times and throughput, the limit for per-worker "
+                    "throughput; ratio = value / baseline")
+        projection = projection_rows(args, cpu_s_per_mb, ocr_s)
+        print_table(console, projection, f"Projection: {args.codes:,} codes with OCR (measured costs, perfect "
+                    "scaling)", f"parse: {cpu_s_per_mb:.3f} CPU s/MB (local, 1 worker); OCR: "
+                    f"{ocr_s if ocr_s is not None else float('nan'):.2f} s/page")
+        odd = [f"build {r.tag} does not reconcile" for r in runs if not r.reconciles]
         odd += [f"load average {max(load_start, load_end):.1f} on {cpus} CPUs: other processes competed, "
-                "times are inflated (CPU times less so)"] if max(load_start, load_end) > cpus else []
-        odd += [f"input {report['bytes_in'] / GB:.3f} GB is below the target"] if report["bytes_in"] < target else []
+                "wall times are inflated (CPU times less so)"] if max(load_start, load_end) > cpus else []
         for line in odd:
             console.print(f"[yellow]odd: {line}")
-
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
             "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-            "copies": copies, "sample_bytes": sample, "target_bytes": target,
+            "copies": copies, "sample_bytes": sample, "target_bytes": target, "limit": limit, "ocr_page_s": ocr_s,
             "builds": [{k: str(v) if isinstance(v, Path) else v for k, v in asdict(r).items() if k != "log"}
                        for r in runs],
-            "shard_differences": differences, "output_bytes": size, "output_shards": n_shards,
-            "query_rows": counts,
-            "rows": [{**asdict(r), "ratio": r.ratio} for r in rows],
+            "shard_differences": differences, "bench_rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            "rows": [{**asdict(r), "ratio": r.ratio} for r in rows + projection],
         }, indent=2) + "\n", encoding="utf-8")
         console.print(f"numbers written to {args.json}")
     finally:
@@ -396,7 +376,7 @@ def main(argv: list[str] | None = None) -> None:
         elif created:
             shutil.rmtree(workdir, ignore_errors=True)
         else:
-            for name in ("raw", "builds", "cache"):
+            for name in ("raw", "builds", "limit"):
                 shutil.rmtree(workdir / name, ignore_errors=True)
 
 

@@ -1,13 +1,18 @@
 """A submission on its way into the store: its files parsed, its results and samples checked, its rows prepared.
 
 Everything here runs outside the store's lock, except :func:`finish`, which only fills a :class:`.tables.Writes`.
+
+Nothing a submitter sends raises: sizes and JSON nesting are checked before parsing (:mod:`.jsonlimits`), and
+any other failure of a check becomes a problem of the submission (:func:`guarded`), so every submission ends
+with a status and a reason, and every file kept belongs to a stored submission.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +22,7 @@ import pyarrow as pa
 
 from neurips26.results import ResultsError, Sample, parse_run, parse_samples, responses_digest, samples_task
 
+from . import jsonlimits
 from .catalog import TaskSpec
 from .modelinfo import Limits, ModelInfo, SubmissionRejected, check_model_info, display_fields, too_big
 from .recompute import TaskSamples, validate_samples
@@ -65,6 +71,10 @@ def read_submission(results: Path | bytes, meta: ModelInfo | Mapping[str, Any], 
         raise TypeError(f"meta must be a ModelInfo or a mapping of its fields, not {type(meta).__name__}")
     if isinstance(samples, str | Path):
         raise TypeError("samples must be a list of paths")
+    missing = [str(p) for p in [*([results] if isinstance(results, str | Path) else []), *samples]
+               if not Path(p).is_file()]
+    if missing:  # before anything is kept: no file is stored for a submission that is not
+        raise FileNotFoundError(f"file(s) not found: {', '.join(missing)}")
     sub = Submission(display_fields(meta))
     try:
         sub.meta = check_model_info(meta)
@@ -102,8 +112,28 @@ def check_results(sub: Submission, tasks: Mapping[str, TaskSpec], groups: Mappin
     """Parse the results and samples files, check the results; every task needs its samples file."""
     if sub.raw_results is None:
         return
+    with guarded(sub, "results"):
+        _check_results(sub, tasks, groups)
+
+
+@contextmanager
+def guarded(sub: Submission, where: str) -> Iterator[None]:
+    """Run a check of ``sub``: a failure the check did not foresee becomes a problem at ``where``, not an
+    exception that would leave the submission without a final status."""
     try:
-        data = json.loads(sub.raw_results)
+        yield
+    except (SubmissionRejected, ResultsError) as exc:
+        sub.problems += exc.problems
+    except RecursionError:
+        sub.problems.append((where, "nested too deeply to read"))
+    except Exception as exc:  # any unforeseen failure is the submission's, with its reason
+        sub.problems.append((where, f"could not be checked: {type(exc).__name__}: {str(exc)[:200]}"))
+
+
+def _check_results(sub: Submission, tasks: Mapping[str, TaskSpec], groups: Mapping[str, list[str]]) -> None:
+    assert sub.raw_results is not None
+    try:
+        data = jsonlimits.loads(sub.raw_results, "results")
         if not isinstance(data, dict):
             raise SubmissionRejected([("results", "not an lm-eval results object but a JSON "
                                        f"{type(data).__name__}")])
@@ -117,6 +147,7 @@ def check_results(sub: Submission, tasks: Mapping[str, TaskSpec], groups: Mappin
             elif task in sub.parsed:
                 sub.problems.append((f"samples.{name}", f"a second samples file for {task}"))
             elif raw is not None:
+                jsonlimits.check_jsonl(raw, f"samples.{name}")
                 sub.parsed[task] = (name, parse_samples(raw, f"samples.{name}"))
         run = parse_run(data, {task: rows for task, (_, rows) in sub.parsed.items()})
         sub.results = validate_results(run, tasks, meta=sub.meta, groups=groups)
@@ -134,14 +165,28 @@ def check_results(sub: Submission, tasks: Mapping[str, TaskSpec], groups: Mappin
 
 
 
+def stored_submission(entry: Any, names: Sequence[str], shas: Sequence[str],
+                      file_path: Callable[[str], Path]) -> Submission:
+    """A stored submission (its entry and kept files) read back to be checked again."""
+    meta = {k: getattr(entry, k) for k in ("model_id", "revision", "precision", "params", "license",
+                                           "model_type", "submitter")}
+    sub = Submission(display_fields(meta))
+    try:
+        sub.meta = check_model_info(meta)
+    except SubmissionRejected as exc:
+        sub.problems += exc.problems
+    with guarded(sub, "files"):
+        sub.raw_results = file_path(entry.results_sha256).read_bytes()
+        sub.samples = [(name, sha, file_path(sha).read_bytes()) for name, sha in zip(names, shas, strict=True)]
+    return sub
+
+
 def check_samples(sub: Submission, tasks: Mapping[str, TaskSpec], gold: Mapping[str, Mapping[str, str]]) -> None:
     """Recompute each task's scores from its samples (against the gold targets held for its data)."""
     assert sub.results is not None
     for task, (name, rows) in sub.parsed.items():
-        try:
+        with guarded(sub, f"samples.{name}"):
             sub.task_samples.append(validate_samples(name, rows, sub.results, tasks[task], gold.get(task)))
-        except SubmissionRejected as exc:
-            sub.problems += exc.problems
 
 
 def finish(done: list[tuple[int, Submission]], writes: Writes) -> None:

@@ -18,11 +18,14 @@ aggregations), so that every ranked score has an interval.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from neurips26.corpora.pusht.records import SUCCESS_COVERAGE
+from neurips26.methods.actions.smoothness import first_difference_energy, high_frequency_energy, mean_squared_jerk
 
 from neurips26.registry import Registry
 from neurips26.results import Sample
@@ -117,6 +120,18 @@ for _name, _lo, _hi, _up, _binary, _doc in (
     ("forget_rougeL", 0.0, 1.0, False, False, "RoleBench-Unlearn: ROUGE-L on the forget set."),
     ("retain_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on the retain set."),
     ("general_rougeL", 0.0, 1.0, True, False, "RoleBench-Unlearn: ROUGE-L on general instructions."),
+    # geometry evaluators (methods/geometry): per-document values recorded by the evaluator
+    ("boundary_iou", 0.0, 1.0, True, False, "Geometry: Boundary IoU of a segmentation (band 2% of the diagonal)."),
+    ("dice", 0.0, 1.0, True, False, "Geometry: Dice overlap of a segmentation."),
+    ("hd95", 0.0, INF, False, False, "Geometry: 95th-percentile symmetric surface distance (mm)."),
+    ("nsd", 0.0, 1.0, True, False, "Geometry: normalised surface distance at tau."),
+    ("ef_abs_error", 0.0, 100.0, False, False, "Geometry: absolute ejection-fraction error (points)."),
+    ("edv_rel_error", 0.0, INF, False, False, "Geometry: relative end-diastolic volume error."),
+    ("motion_skill", -1.0, 1.0, True, False, "Geometry: 1 - RMSE / RMSE of the population-mean motion."),
+    ("motion_rmse", 0.0, INF, False, False, "Geometry: per-subject RMS motion error (mm)."),
+    ("fscore", 0.0, 1.0, True, False, "Geometry: surface F-score at tau after Sim(3) alignment."),
+    ("chamfer_l1", 0.0, INF, False, False, "Geometry: Chamfer-L1 distance (units of the truth's diagonal)."),
+    ("normal_consistency", 0.0, 1.0, True, False, "Geometry: mean |cos| of nearest-neighbour normals."),
 ):
     _register_recorded(_name, _lo, _hi, _up, _binary, _doc)
 
@@ -166,6 +181,47 @@ def macro_f1(sample: Sample, config: Mapping[str, Any], metric: str = "macro_f1"
 def ppl(sample: Sample, config: Mapping[str, Any], metric: str = "ppl") -> float | None:
     """RoleBench-Unlearn: perplexity under the original model; each document records its response's NLL."""
     return recorded(sample, config, metric)
+
+# --- Robot actions: PushT rollouts (neurips26.methods.actions, task pusht_rollout) -------------------------------
+# A rollout's response is JSON: {"rate_hz", "coverage": [after each step], "actions": [[x, y] commanded]}.
+
+def _rollout(sample: Sample) -> dict[str, Any] | None:
+    try:
+        rollout = json.loads(sample.responses()[0])
+        return rollout if isinstance(rollout, dict) and isinstance(rollout.get("coverage"), list) else None
+    except (IndexError, TypeError, ValueError):
+        return None
+
+
+def _register_rollout(name: str, lo: float, hi: float, higher_is_better: bool, binary: bool,
+                      of_rollout: Any, doc: str) -> None:
+    def per_document(sample: Sample, config: Mapping[str, Any], metric: str = name) -> float | None:
+        rollout = _rollout(sample)
+        return recorded(sample, config, metric) if rollout is None else float(of_rollout(rollout))
+
+    per_document.__doc__, per_document.__name__ = doc, name
+    METRICS.register(name, range=(lo, hi), higher_is_better=higher_is_better, binary=binary)(per_document)
+
+
+def _actions(rollout: Mapping[str, Any]) -> np.ndarray:
+    return np.asarray(rollout.get("actions") or [], dtype=np.float64).reshape(-1, 2)
+
+
+for _name, _lo, _hi, _up, _binary, _of, _doc in (
+    ("max_coverage", 0.0, 1.0, True, False, lambda r: max(r["coverage"], default=0.0),
+     "PushT: the largest share of the target the block covered during the rollout."),
+    ("rollout_success", 0.0, 1.0, True, True, lambda r: max(r["coverage"], default=0.0) >= SUCCESS_COVERAGE,
+     "PushT: 1 when the block covered at least 95% of the target (Diffusion Policy's success)."),
+    ("mean_sq_jerk", 0.0, INF, False, False, lambda r: mean_squared_jerk(_actions(r), r["rate_hz"]),
+     "Mean squared jerk of the commanded actions, (pixels / s^3)^2."),
+    ("high_freq_energy", 0.0, 1.0, False, False, lambda r: high_frequency_energy(_actions(r), r["rate_hz"]),
+     "Share of the commanded actions' velocity power above 2 Hz."),
+    ("diff_energy", 0.0, INF, False, False, lambda r: first_difference_energy(_actions(r), r["rate_hz"]),
+     "Mean squared step-to-step change of the commanded actions (pixels^2 per 10 Hz step)."),
+):
+    _register_rollout(_name, _lo, _hi, _up, _binary, _of, _doc)
+# --- end of robot actions ------------------------------------------------------------------------------------------
+
 
 def metric_info(name: str) -> dict[str, Any]:
     """range, higher_is_better, binary of a registered metric; :class:`UnknownNameError` otherwise."""

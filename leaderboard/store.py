@@ -46,7 +46,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -57,15 +57,8 @@ from filelock import FileLock, Timeout
 from neurips26 import settings
 
 from .catalog import TASKS_DIR, TaskSpec, read_groups, read_tasks, shipped_groups, shipped_tasks
-from .intake import Submission, check_results, check_samples, finish, read_submission
-from .modelinfo import (
-    DEFAULT_LIMITS,
-    Limits,
-    ModelInfo,
-    SubmissionRejected,
-    check_model_info,
-    display_fields,
-)
+from .intake import Submission, check_results, check_samples, finish, guarded, read_submission, stored_submission
+from .modelinfo import DEFAULT_LIMITS, Limits, ModelInfo
 from .tables import (
     DB_NAME,
     PENDING,
@@ -92,6 +85,7 @@ GENERATION = "generation"  # a token rewritten after every committed write
 LOCK_TIMEOUT = 120.0
 LOCK_POLL_S = 0.005
 OPEN_RETRY_S = 10.0
+STALE_PENDING_S = 600.0  # a submission PENDING this long lost its process: the next submit finishes it
 
 
 def default_root() -> Path:
@@ -196,6 +190,7 @@ class Store:
     def submit_many(self, submissions: Iterable[tuple[Path | bytes, ModelInfo | Mapping[str, Any], Sequence[Path]]]
                     ) -> list[Entry]:
         """:meth:`submit` for many submissions with at most two transactions in all (for bulk imports)."""
+        self.finish_stale()
         todo = [self._read(results, meta, samples) for results, meta, samples in submissions]
         for sub in todo:
             self._check_results(sub)
@@ -207,7 +202,8 @@ class Store:
             writes.flush(con)
         later = [i for i in pending if todo[i].samples]
         for i in later:
-            self._check_samples(todo[i])
+            with guarded(todo[i], "samples"):
+                self._check_samples(todo[i])
         if later:
             with self._connect(write=True) as con:
                 writes = Writes()
@@ -300,23 +296,24 @@ class Store:
                               [entry_id]).fetchone()
         if entry.status != PENDING:
             return entry
-        meta = {k: getattr(entry, k) for k in ("model_id", "revision", "precision", "params", "license",
-                                                "model_type", "submitter")}
-        sub = Submission(display_fields(meta))
-        try:
-            sub.meta = check_model_info(meta)
-        except SubmissionRejected as exc:
-            sub.problems += exc.problems
-        sub.raw_results = self.file_path(entry.results_sha256).read_bytes()
-        sub.samples = [(name, sha, self.file_path(sha).read_bytes()) for name, sha in zip(*row, strict=True)]
+        sub = stored_submission(entry, *row, self.file_path)
         self._check_results(sub)
         if not sub.problems:
-            self._check_samples(sub)
+            with guarded(sub, "samples"):
+                self._check_samples(sub)
         with self._connect(write=True) as con:
             writes = Writes()
             finish([(entry_id, sub)], writes)
             writes.flush(con)
             return self._entry(con, entry_id)
+
+    def finish_stale(self, older_than_s: float = STALE_PENDING_S) -> list[Entry]:
+        """Finish every submission PENDING for over ``older_than_s`` (its process stopped): PENDING is never
+        permanent, so a corrected resubmission is not answered as a duplicate of a stuck entry."""
+        cutoff = datetime.now(UTC).replace(tzinfo=None) - timedelta(seconds=older_than_s)
+        with self._connect() as con:
+            stale = read_entries(con, "WHERE m.submitted_at < ?", [cutoff], "WHERE c.status = 'PENDING'")
+        return [self.revalidate(e.id) for e in stale]
 
     # -- reading -----------------------------------------------------------------------------------------------
 

@@ -6,6 +6,9 @@ component (leaderboard, frameselect, ...) can use it without importing the CLI t
 Commands that print rows take ``--format table|json|csv`` with :data:`FormatOpt` and print with
 :func:`emit`: ``table`` is for people (long cells cut), ``json`` (a list of row objects) and ``csv`` (a header
 row, then one line per row; list and dict cells as JSON) are for programs, complete and unstyled.
+
+Data is never read as Rich markup: table cells and titles are :class:`rich.text.Text`, so a cell holding
+``[/x]`` or ``land to [be] reserved`` prints exactly as stored.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import pyarrow as pa
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 console = Console()
 err = Console(stderr=True)
@@ -59,9 +63,9 @@ def emit(data: pa.Table | Sequence[Mapping[str, Any]], fmt: Format | str = Forma
         for row in rows:
             writer.writerow([_csv_cell(row.get(c)) for c in columns])
     else:
-        out = Table(title=title, show_lines=False)
+        out = Table(title=None if title is None else Text(title), show_lines=False)
         for name in columns:
-            out.add_column(name, overflow="fold")
+            out.add_column(Text(str(name)), overflow="fold")
         for row in rows:
             out.add_row(*[_cell(row.get(c), max_width) for c in columns])
         console.print(out)
@@ -72,10 +76,11 @@ def print_table(table: Any, title: str | None = None, max_width: int = 80) -> No
     emit(table, Format.table, title=title, max_width=max_width)
 
 
-def _cell(value: Any, width: int) -> str:
+def _cell(value: Any, width: int) -> Text:
+    """A cell as plain text (never markup): whitespace runs collapsed, cut to ``width``."""
     text = "" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return Text(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def _csv_cell(value: Any) -> Any:

@@ -24,7 +24,11 @@ from neurips26.errors import UserError
 from neurips26.registry import Registry
 
 # modules that register protocols of evaluators outside lm-eval
-EVALUATOR_MODULES: tuple[str, ...] = ("neurips26.methods.rediff.protocol",)
+EVALUATOR_MODULES: tuple[str, ...] = (
+    "neurips26.methods.rediff.protocol",
+    "neurips26.methods.geometry.protocol",
+    "neurips26.methods.actions.protocol",  # pusht_rollout (robot actions)
+)
 
 
 class ProtocolError(UserError):

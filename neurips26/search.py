@@ -4,11 +4,16 @@ The index is a DuckDB file in the user cache, named after the digest of the
 folder's manifest: built once, reused until the dataset is rebuilt. Section
 numbers (``1-5.11``, ``8-101.05a``) in the query are matched exactly against the
 ``number`` column first, then against the text; the remaining words go to BM25.
+
+Concurrent first searches are safe: the index is built under a file lock (``<index>.lock``) into a file of
+its own, checked (its tables answer and hold one row per section) and renamed into place; an index file that
+fails that check (an interrupted or foreign write) is rebuilt.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +21,8 @@ from pathlib import Path
 import duckdb
 import duckdb_extension_fts
 import pyarrow as pa
+import pyarrow.parquet as pq
+from filelock import FileLock
 
 from .settings import MANIFEST, cache_dir
 from .sql import QueryError, shard_paths
@@ -41,17 +48,51 @@ def index_path(folder: Path) -> Path:
 
 
 def ensure_index(folder: Path) -> Path:
-    """Build the search index of ``folder`` unless a current one exists; return its path."""
+    """Build the search index of ``folder`` unless a valid current one exists; return its path."""
     path = index_path(folder)
-    if path.is_file():
-        return path
     shards = shard_paths(folder).get("sections")
     if not shards:
         raise QueryError(f"{folder}: no 'sections' config to search")
+    expected = sum(pq.ParquetFile(p).metadata.num_rows for p in shards)
+    if index_ok(path, expected):
+        return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".building")
-    tmp.unlink(missing_ok=True)
-    con = duckdb.connect(str(tmp), config={"autoinstall_known_extensions": False})
+    with FileLock(str(path) + ".lock", timeout=600):
+        if index_ok(path, expected):  # another process built it while this one waited
+            return path
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.building")
+        tmp.unlink(missing_ok=True)
+        try:
+            _build_index(tmp, shards)
+            if not index_ok(tmp, expected):
+                raise QueryError(f"the search index built for {folder} does not hold its {expected} sections")
+            tmp.replace(path)
+        finally:
+            tmp.unlink(missing_ok=True)
+            tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+    return path
+
+
+def index_ok(path: Path, sections: int) -> bool:
+    """True when ``path`` is a search index that opens, has its BM25 index and one ``docs`` row per section."""
+    if not path.is_file():
+        return False
+    try:
+        con = duckdb.connect(str(path), read_only=True, config={"autoinstall_known_extensions": False})
+    except duckdb.Error:
+        return False
+    try:
+        rows = con.execute("SELECT count(*) FROM docs").fetchone()[0]
+        stats = con.execute("SELECT count(*) FROM fts_main_full_text.docs").fetchone()[0]
+        return rows == sections and stats == sections
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+
+
+def _build_index(path: Path, shards: list[str]) -> None:
+    con = duckdb.connect(str(path), config={"autoinstall_known_extensions": False})
     try:
         con.execute(f"LOAD '{fts_extension()}'")
         files = ", ".join("'" + p.replace("'", "''") + "'" for p in shards)
@@ -67,8 +108,6 @@ def ensure_index(folder: Path) -> Path:
         con.execute("CHECKPOINT")
     finally:
         con.close()
-    tmp.replace(path)
-    return path
 
 
 @dataclass

@@ -32,9 +32,10 @@ def cache_dir() -> Path:
 
 
 def holds_datasets(folder: Path) -> bool:
-    """True when ``folder`` has at least one built dataset folder (``<folder>/<name>/manifest.json``)."""
+    """True when ``folder`` has at least one built dataset folder (``<folder>/<name>/manifest.json``; hidden
+    folders, builds in progress, do not count)."""
     try:
-        return any((p / MANIFEST).is_file() for p in folder.iterdir() if p.is_dir())
+        return any((p / MANIFEST).is_file() for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:
         return False
 

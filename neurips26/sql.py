@@ -5,11 +5,18 @@ Parquet shards. Before the query runs, external access is switched off and the
 configuration locked (no INSTALL/LOAD, no ATTACH, no reads elsewhere), and the
 statement must be a single SELECT, which also rules out ``COPY ... TO``: a query
 can neither write nor read anything but the dataset folders.
+
+Every query runs under :class:`Limits`: a statement timeout (a timer thread interrupts the connection), a
+memory limit and thread count for DuckDB, a spill folder inside a private (0700) temporary directory removed
+afterwards, and a row cap applied while the result streams back (the SQL is never rewritten).
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -23,11 +30,23 @@ class QueryError(UserError):
     """The SQL was refused or failed (the message says why)."""
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one query may use: seconds, DuckDB memory and threads, rows returned (None: all)."""
+
+    timeout_s: float | None = 300.0
+    memory: str = "4GB"
+    threads: int = 2
+    max_rows: int | None = None
+
+
 def dataset_folders(root: Path) -> dict[str, Path]:
-    """Resource name -> folder, for every Hub-ready folder directly under ``root`` (or ``root`` itself)."""
+    """Resource name -> folder, for every Hub-ready folder directly under ``root`` (or ``root`` itself).
+
+    Hidden folders (builds in progress, ``.<name>.partial-<pid>``) are never datasets."""
     root = Path(root)
     candidates = [root] if (root / MANIFEST).is_file() else sorted(root.iterdir()) if root.is_dir() else []
-    return {p.name: p.resolve() for p in candidates if (p / MANIFEST).is_file()}
+    return {p.name: p.resolve() for p in candidates if (p / MANIFEST).is_file() and not p.name.startswith(".")}
 
 
 def shard_paths(folder: Path) -> dict[str, list[str]]:
@@ -45,12 +64,20 @@ def create_views(con: duckdb.DuckDBPyConnection, folders: dict[str, Path]) -> No
             con.execute(f'CREATE OR REPLACE VIEW "{name}"."{config}" AS SELECT * FROM read_parquet([{files}])')
 
 
-def locked_connection(folders: dict[str, Path]) -> duckdb.DuckDBPyConnection:
-    """In-memory DuckDB with the views, external access off and configuration locked."""
+def locked_connection(folders: dict[str, Path], limits: Limits = Limits(),
+                      temp_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """In-memory DuckDB with the views, the limits set, external access off and configuration locked."""
     if not folders:
         raise QueryError("no dataset folders found: build one first (neurips26 build locus)")
-    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                              "autoload_known_extensions": False})
+    config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+              "memory_limit": limits.memory, "threads": limits.threads}
+    if temp_dir is not None:
+        config["temp_directory"] = str(temp_dir)
+    try:
+        con = duckdb.connect(":memory:", config=config)
+    except duckdb.Error as exc:
+        raise QueryError(f"bad limits (memory {limits.memory!r}, threads {limits.threads}): "
+                         f"{str(exc).splitlines()[0]}") from None
     allowed = ", ".join("'" + str(f).replace("'", "''") + "/'" for f in folders.values())
     con.execute(f"SET allowed_directories = [{allowed}]")
     create_views(con, folders)
@@ -59,20 +86,52 @@ def locked_connection(folders: dict[str, Path]) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def run_query(sql: str, folders: dict[str, Path]) -> pa.Table:
-    """Run one read-only SELECT over the dataset views."""
-    con = locked_connection(folders)
+def run_query(sql: str, folders: dict[str, Path], limits: Limits = Limits()) -> pa.Table:
+    """Run one read-only SELECT over the dataset views under ``limits``.
+
+    With ``limits.max_rows`` the result holds at most ``max_rows + 1`` rows (one more than asked, so a caller
+    can tell that rows were cut). A query still running after ``limits.timeout_s`` is stopped
+    (:class:`QueryError`).
+    """
+    with tempfile.TemporaryDirectory(prefix="neurips26-sql-") as private:  # mode 0700: only this user
+        con = locked_connection(folders, limits, Path(private) / "spill")
+        timer = threading.Timer(limits.timeout_s, con.interrupt) if limits.timeout_s else None
+        try:
+            _check_statement(con, sql)
+            if timer is not None:
+                timer.start()
+            reader = con.execute(sql).to_arrow_reader(2048)
+            return _collect(reader, limits.max_rows)
+        except duckdb.InterruptException:
+            raise QueryError(f"query stopped: it ran longer than the {limits.timeout_s:g} s limit") from None
+        except duckdb.OutOfMemoryException:
+            raise QueryError(f"query stopped: it needed more than the {limits.memory} memory limit") from None
+        except duckdb.Error as exc:
+            raise QueryError(str(exc).splitlines()[0]) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+            con.close()
+
+
+def _check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise QueryError(f"SQL does not parse: {exc}") from None
+        raise QueryError(f"SQL does not parse: {str(exc).splitlines()[0]}") from None
     if len(statements) != 1:
         raise QueryError(f"expected exactly one statement, got {len(statements)}")
     if statements[0].type != duckdb.StatementType.SELECT:
         raise QueryError(f"only SELECT queries are allowed, not {statements[0].type.name}")
-    try:
-        return con.execute(sql).to_arrow_table()
-    except duckdb.Error as exc:
-        raise QueryError(str(exc).splitlines()[0]) from None
-    finally:
-        con.close()
+
+
+def _collect(reader: pa.RecordBatchReader, max_rows: int | None) -> pa.Table:
+    """The reader's batches up to ``max_rows + 1`` rows (all of them when ``max_rows`` is None)."""
+    batches, rows = [], 0
+    for batch in reader:
+        if max_rows is not None and rows + batch.num_rows > max_rows + 1:
+            batches.append(batch.slice(0, max_rows + 1 - rows))
+            break
+        batches.append(batch)
+        rows += batch.num_rows
+    return pa.Table.from_batches(batches, schema=reader.schema)

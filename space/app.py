@@ -209,7 +209,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         # ------------------------------------------------------------ submit
         def fill_from(path: str | None) -> list[Any]:
-            guess = submitting.prefill(model_page.read_json(Path(path))) if path else {}
+            guess = submitting.prefill(submitting.uploaded_results(path)) if path else {}
             return [gr.Textbox(value=guess["model_id"]) if "model_id" in guess else gr.Textbox(),
                     gr.Textbox(value=guess["revision"]) if "revision" in guess else gr.Textbox(),
                     gr.Textbox(value=str(guess["params"])) if "params" in guess else gr.Textbox(),
@@ -272,15 +272,16 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             frame, status = dataset_sql.run_sql(text, data_root)
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
-        demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])
-        run_button.click(query, sql, [sql_status, sql_result])
+        sql_queue = {"concurrency_limit": dataset_sql.SQL_WORKERS, "concurrency_id": "sql"}  # one pool for all SQL
+        demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result], **sql_queue)
+        run_button.click(query, sql, [sql_status, sql_result], **sql_queue)
     return demo
 
 
 def launch(host: str, port: int, store: Path | None, data: Path | None) -> None:
     """Start the app on ``host:port`` over the built folders under ``data`` (default: the data root)."""
     data = dataset_sql.require_datasets(data if data is not None else env.data_root())
-    build_app(store, data).queue().launch(server_name=host, server_port=port)
+    build_app(store, data).queue().launch(server_name=host, server_port=port, max_file_size=submitting.MAX_UPLOAD_BYTES)
 
 
 def main(host: HostOpt = "127.0.0.1", port: PortOpt = 7860, store: StoreOpt = None, data: DataOpt = None) -> None:

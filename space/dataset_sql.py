@@ -6,6 +6,8 @@ Nothing here touches Gradio, so the tests call these functions directly; ``app.p
 from __future__ import annotations
 
 import json
+import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +15,14 @@ import polars as pl
 import pyarrow as pa
 
 from neurips26.errors import UserError
-from neurips26.sql import QueryError, dataset_folders, run_query
+from neurips26.sql import Limits, QueryError, dataset_folders, run_query
 
 MAX_SQL_ROWS = 500
+MAX_SQL_CHARS = 20_000
+SQL_WORKERS = 4  # queries running at once; the Space's SQL event allows as many
+QUEUE_WAIT_S = 10.0  # how long a query waits for a worker before the visitor is told to retry
+SPACE_LIMITS = Limits(timeout_s=10.0, memory="1GB", threads=1)
+_workers = threading.BoundedSemaphore(SQL_WORKERS)
 
 # ---------------------------------------------------------------- datasets
 
@@ -31,28 +38,28 @@ def dataset_views(folders: dict[str, Path]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={"view": pl.String, "split": pl.String, "rows": pl.Int64}, orient="row")
 
 
-def limited_sql(sql: str, max_rows: int = MAX_SQL_ROWS) -> str:
-    """``sql`` wrapped so that at most ``max_rows + 1`` rows come back."""
-    body = sql.strip().rstrip(";").strip()
-    return f"SELECT * FROM (\n{body}\n) AS query LIMIT {max_rows + 1}"
-
-
-def run_sql(sql: str, data_root: Path, max_rows: int = MAX_SQL_ROWS) -> tuple[pl.DataFrame, str]:
+def run_sql(sql: str, data_root: Path, max_rows: int = MAX_SQL_ROWS,
+            limits: Limits = SPACE_LIMITS) -> tuple[pl.DataFrame, str]:
     """Run a read-only SELECT over the dataset views: (first ``max_rows`` rows, a one-line status).
 
-    The refusal or error message of :func:`neurips26.sql.run_query` becomes the status.
+    At most :data:`SQL_WORKERS` queries run at once, each under ``limits`` (time, memory, one thread); the row
+    cap applies to the streamed result, the SQL runs as written. A visitor who finds every worker busy for
+    :data:`QUEUE_WAIT_S` is told so. The refusal or error message of :func:`neurips26.sql.run_query` becomes
+    the status.
     """
     empty = pl.DataFrame()
     if not sql.strip():
         return empty, "Write one SELECT, e.g. SELECT * FROM locus.sections LIMIT 10"
+    if len(sql) > MAX_SQL_CHARS:
+        return empty, f"error: the query is {len(sql):,} characters; the limit is {MAX_SQL_CHARS:,}"
+    if not _workers.acquire(timeout=QUEUE_WAIT_S):
+        return empty, f"error: every SQL worker is busy ({SQL_WORKERS} queries running); try again shortly"
     try:
-        folders = dataset_folders(data_root)
-        try:
-            table = run_query(limited_sql(sql, max_rows), folders)
-        except QueryError:
-            table = run_query(sql, folders)  # the error, or the result, of the query as written
+        table = run_query(sql, dataset_folders(data_root), replace(limits, max_rows=max_rows))
     except QueryError as exc:
         return empty, f"error: {exc}"
+    finally:
+        _workers.release()
     frame = displayable(table)
     if frame.height > max_rows:
         return frame.head(max_rows), f"showing the first {max_rows} rows"

@@ -70,7 +70,10 @@ def run_settings(results: Run | dict[str, Any]) -> pl.DataFrame:
 
 
 def reproduce_command(results: Run | dict[str, Any], model_id: str, revision: str) -> str:
-    """An ``lm_eval run`` command, one option a line, that repeats the run on the submitted model and revision."""
+    """An ``lm_eval run`` command, one option a line, that repeats the run on the submitted model and revision.
+
+    Every value taken from the submitted file is shell-quoted (:func:`shlex.quote`): pasting the command runs
+    ``lm_eval`` and nothing else, whatever the file holds."""
     run = _run(results)
     if run is None:
         return ""
@@ -80,11 +83,12 @@ def reproduce_command(results: Run | dict[str, Any], model_id: str, revision: st
     tasks = sorted(run.tasks)
     shots = {run.tasks[t].num_fewshot if run.tasks[t].num_fewshot is not None
              else run.tasks[t].config.get("num_fewshot") for t in tasks}
-    lines = ["lm_eval run", '--include_path "$(neurips26 tasks --path)"', f"--tasks {','.join(tasks)}",
-             f"--model {run.model or 'hf'}",
+    q = shlex.quote
+    lines = ["lm_eval run", '--include_path "$(neurips26 tasks --path)"', f"--tasks {q(','.join(tasks))}",
+             f"--model {q(str(run.model or 'hf'))}",
              f"--model_args {shlex.quote(','.join(f'{k}={v}' for k, v in args.items()))}"]
     if len(shots) == 1 and None not in shots:
-        lines.append(f"--num_fewshot {shots.pop()}")
+        lines.append(f"--num_fewshot {q(str(shots.pop()))}")
     if config.get("batch_size") is not None:
         lines.append(f"--batch_size {shlex.quote(str(config['batch_size']))}")
     if config.get("gen_kwargs"):
@@ -99,9 +103,9 @@ def reproduce_command(results: Run | dict[str, Any], model_id: str, revision: st
         lines.append(f"--system_instruction {shlex.quote(str(raw['system_instruction']))}")
     seeds = [config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")]
     if all(s is not None for s in seeds):
-        lines.append(f"--seed {','.join(str(s) for s in seeds)}")
+        lines.append(f"--seed {q(','.join(str(s) for s in seeds))}")
     if run.limit is not None:
-        lines.append(f"--limit {run.limit}")
+        lines.append(f"--limit {q(str(run.limit))}")
     lines += ["--log_samples", "--output_path results"]
     command = " \\\n  ".join(lines)
     if len(shots) > 1:

@@ -11,10 +11,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from neurips26.leaderboard.modelinfo import check_model_info
+from neurips26.leaderboard.jsonlimits import loads as load_json_limited
+from neurips26.leaderboard.modelinfo import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, SubmissionRejected, check_model_info
 
 from neurips26.results import model_args
 
+MAX_UPLOAD_BYTES = MAX_SAMPLES_BYTES  # the Space refuses larger uploads (Gradio's max_file_size)
 _PARAMS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 
@@ -29,6 +31,18 @@ def parse_params(text: str | float | int | None) -> int:
     if not match:
         raise ValueError(f"{text!r} is not a count like 134515008, 135M or 7B")
     return round(float(match[1]) * _SCALE[match[2].lower()])
+
+
+def uploaded_results(path: str | Path) -> dict[str, Any]:
+    """The uploaded results file as a JSON object to :func:`prefill` from; empty when it is over the results
+    size limit, nested too deeply, not JSON or not an object (the submission itself then says why)."""
+    try:
+        if Path(path).stat().st_size > MAX_RESULTS_BYTES:
+            return {}
+        data = load_json_limited(Path(path).read_bytes(), "results", MAX_RESULTS_BYTES)
+    except (OSError, SubmissionRejected):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def prefill(results: dict[str, Any]) -> dict[str, Any]:

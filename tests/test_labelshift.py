@@ -71,6 +71,22 @@ def test_compact_and_joint_formulations_agree() -> None:
     assert with_marginals.p_lo is not None and lp_region(with_marginals).method == "lp"
 
 
+def test_defaults_are_compact_with_a_k2_plus_k_union_bound() -> None:
+    """The default region is the compact LP on boxes at level delta / (K^2 + K), as the README states."""
+    counts, _, _ = synthetic(5, 2000, 2000, 0.8, np.random.default_rng(3))
+    boxes = confidence_boxes(counts, 0.1)
+    K = counts.K
+    assert boxes.p_lo is None
+    lo, hi = clopper_pearson(counts.joint, counts.n, 0.1 / (K * K + K))
+    assert np.allclose(boxes.C_lo, lo) and np.allclose(boxes.C_hi, hi)
+    marginal = confidence_boxes(counts, 0.1, source_marginals=True)
+    assert np.allclose(marginal.C_lo, clopper_pearson(counts.joint, counts.n, 0.1 / (K * K + 2 * K))[0])
+    default, compact = lp_region(marginal), lp_region(marginal, "compact")  # boxes with marginals: still compact
+    assert np.array_equal(default.lo, compact.lo) and np.array_equal(default.hi, compact.hi)
+    with pytest.raises(ValueError, match="compact or joint"):
+        lp_region(boxes, "auto")
+
+
 def test_clopper_pearson_textbook_values() -> None:
     lo, hi = clopper_pearson(np.array([0, 5, 10]), 10, 0.05)
     assert lo[0] == 0 and hi[2] == 1

@@ -224,12 +224,19 @@ def test_tei_small_document(tmp_path: Path) -> None:
     assert s.path == ["Chapter 3 - ANIMALS", "ARTICLE I. - IN GENERAL"]
 
 
-def test_truncated_tei_is_rejected_with_line_and_reason(tmp_path: Path) -> None:
+def test_truncated_tei_is_recovered_with_line_and_reason(tmp_path: Path) -> None:
     path = tmp_path / "code-markup.xml"
     path.write_text(TEI_DOC[: TEI_DOC.index("No dog")], encoding="utf-8")
     assert detect(path).name == "tei-xml"
-    with pytest.raises(FormatError, match=r"malformed XML at line \d+: \w+"):
-        list(tei.parse(path, Folder(tmp_path)))
+    folder = Folder(tmp_path)
+    (s,) = tei.parse(path, folder)  # what recovery keeps: the section line, its text cut off
+    assert (s.number, s.heading, s.text) == ("3-1", "Dogs at large", "")
+    ((where, message),) = folder.warnings
+    assert where == path and re.match(r"malformed XML at line \d+: \w+", message)
+    nothing = tmp_path / "nothing-markup.xml"
+    nothing.write_text(TEI_DOC[: TEI_DOC.index("Sec. 3-1")], encoding="utf-8")
+    with pytest.raises(FormatError, match=r"malformed XML at line \d+: .*after recovery: no section line"):
+        list(tei.parse(nothing, Folder(tmp_path)))
     assert not tei.sniff(b'<?xml version="1.0"?><root xmlns="urn:other"/>', path)
 
 

@@ -384,7 +384,8 @@ def test_serve_command(tmp_path: Path, data_root: Path, monkeypatch: pytest.Monk
     cli.command()(serve)
     result = CliRunner().invoke(cli, ["--port", "8123", "--store", str(tmp_path), "--data", str(data_root)])
     assert result.exit_code == 0, result.output
-    assert launched == {"store": tmp_path, "data": data_root, "server_name": "127.0.0.1", "server_port": 8123}
+    assert launched == {"store": tmp_path, "data": data_root, "server_name": "127.0.0.1", "server_port": 8123,
+                        "max_file_size": submitting.MAX_UPLOAD_BYTES}
     (tmp_path / "empty").mkdir()  # the app reads built folders and never builds: it names the command instead
     result = CliRunner().invoke(cli, ["--store", str(tmp_path), "--data", str(tmp_path / "empty")])
     assert isinstance(result.exception, UserError) and "run `neurips26 build locus`" in str(result.exception)

@@ -164,7 +164,7 @@ def _items(path: Path) -> list[Any]:
 
 def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> list[dict[str, Any]]:
     folder = raw / "annotations"
-    paths = ingest.list_files(folder) if folder.is_dir() else []
+    paths = ingest.list_files(folder, raw) if folder.is_dir() else []
     single = raw / "annotations.json"
     if single.is_file():
         paths.insert(0, single)

@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Annotated
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import typer
 from neurips26.corpora import RESOURCES
 
 from neurips26 import __version__, hubfolder
 
-from . import counties, evalsets, goldset, v1, v1_ingest
+from . import counties, distributed, evalsets, goldset, v1, v1_ingest
 from . import raw as rawfolder
 from .card import META, render_card
 from .records import (
@@ -62,10 +63,20 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
               help="CSV of jurisdiction_id or geoid + population for the representative county layer.")] = None,
           gold: Annotated[Path | None, typer.Option(
               help="LOCUS gold folder (dev.jsonl): also write the function_gold, topic_gold and substantive_gold "
-                   "evaluation configs.")] = None) -> BuildReport:
+                   "evaluation configs.")] = None,
+          engine: Annotated[str, typer.Option(
+              help="local (worker processes on this machine) or ray (Ray tasks on a local instance or the cluster "
+                   "at --address); both write the same bytes.")] = "local",
+          address: Annotated[str | None, typer.Option(
+              help="Ray cluster to join with --engine ray (e.g. auto or ray://HEAD:10001); default: a local Ray "
+                   "instance with --workers CPUs.")] = None) -> BuildReport:
     """Build the LOCUS folder at ``out`` from ``raw`` (default: the embedded sample) or a LOCUS-v1 download."""
     if raw is not None and from_locus_v1 is not None:
         raise BuildError("give --raw or --from-locus-v1, not both")
+    if engine not in distributed.ENGINES:
+        raise BuildError(f"--engine {engine!r}: use one of {', '.join(distributed.ENGINES)}")
+    if address is not None and engine != "ray":
+        raise BuildError("--address needs --engine ray")
     populations = counties.read_population(population) if population is not None else None
     gold_rows = goldset.read_gold(gold) if gold is not None else None
     errors: list[dict] = []
@@ -77,7 +88,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         jurisdictions, all_files = v1_input.jurisdictions, list(v1_input.files)
         errors.extend(v1_input.errors)
         report = BuildReport()
-        results: Iterator[tuple[CodeResult, list[dict] | None]] = v1_input.results()
+        results: Iterator[tuple[CodeResult, pa.Table | None]] = v1_input.results()
     else:
         root = (raw or SAMPLE_DIR).resolve()
         if not root.is_dir():
@@ -86,10 +97,12 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         report = BuildReport(rows_rejected=len(errors))
         all_files = rawfolder.unowned_files(root, jurisdictions, errors)
         inputs[CSV_NAME] = hubfolder.sha256_file(root / CSV_NAME)
-        results = ((r, None) for r in rawfolder.run([(root, j) for j in jurisdictions], workers))
+        jobs = [(root, j) for j in jurisdictions]
+        parsed = distributed.run(jobs, workers, address) if engine == "ray" else rawfolder.run(jobs, workers)
+        results = ((r, None) for r in parsed)
 
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     specs = {name: hubfolder.ConfigSpec(name, schema, desc) for name, schema, desc in [
         ("sections", SECTIONS, "One row per section of every code."),
         ("jurisdictions", JURISDICTIONS, "One row per jurisdiction."),
@@ -123,7 +136,10 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         specs[name] = hubfolder.ConfigSpec(name, schema, desc)
         hubfolder.write_table(out, specs[name], rows)
     specs["locus_v1"] = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
-    write_arrow(out, specs["locus_v1"], v1.locus_v1_table(out))
+    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA)
+    for batch in v1.locus_v1_batches(out):  # streamed: memory does not grow with the corpus
+        v1_writer.write_batch(batch)
+    specs["locus_v1"].shards["train"] = v1_writer.close()
 
     configs = list(specs.values())
     meta = {**META, **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
@@ -138,6 +154,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
                                                          origin=origin, license=meta["license"]))
     hubfolder.write_croissant(out, configs, meta)
     (out / "build_report.json").write_text(_report_json(report, all_files), encoding="utf-8")
+    hubfolder.commit_build(out, final)
     return report
 
 
@@ -153,21 +170,23 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
     by_id = {j.jurisdiction_id: j for j in jurisdictions}
     for i, (result, source_rows) in enumerate(results, start=1):
         j = by_id[result.jurisdiction_id]
-        sections_writer.write_all(result.rows)
+        batch = result.batch
+        sections_writer.write_batch(batch)
         if source_writer is not None:
-            source_writer.write_all(source_rows or [])
-            released.update({r["section_id"]: v1.released_labels(r) for r in source_rows or []})
+            source_writer.write_batch(source_rows)
+            labels = source_rows.select(["section_id", "function", "topic", "is_substantive"]).to_pylist()
+            released.update({r["section_id"]: v1.released_labels(r) for r in labels})
         all_files.extend(result.files)
         errors.extend(result.record_errors)
-        chars = sum(len(r["text"]) for r in result.rows)
-        report.sections += len(result.rows)
+        chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
+        report.sections += batch.num_rows
         report.characters += chars
         jurisdiction_rows.append({
             **{k: getattr(j, k) for k in ("jurisdiction_id", "name", "kind", "state", "state_fips",
                                           "counties", "county_fips", "source")},
             "n_files": v1_input.n_files[j.jurisdiction_id] if v1_input else len(result.files),
-            "n_sections": len(result.rows), "n_characters": chars,
-            "formats": sorted({r["format"] for r in result.rows}),
+            "n_sections": batch.num_rows, "n_characters": chars,
+            "formats": sorted(pc.unique(batch.column("format")).to_pylist()),
         })
         if progress:
             progress(i, len(jurisdictions))
@@ -181,10 +200,14 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
 
 def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], inputs: dict[str, str],
                  report: BuildReport, ingested: bool) -> None:
-    """Every input file counted once (parsed, duplicate or rejected); rejected ones become errors."""
+    """Every input file counted once (parsed, duplicate or rejected); rejected ones become errors; every parsed
+    section counted once (kept, or dropped as a twin)."""
     for f in all_files:
         inputs[f.path] = f.sha256
         report.files_in += 1
+        if not ingested:  # a LOCUS-v1 row is a section or a record error: nothing is a twin
+            report.sections_parsed += f.sections
+            report.sections_dropped += f.dropped
         if f.status == "parsed":
             report.files_parsed += 1
             report.by_format[f.format or "?"] = report.by_format.get(f.format or "?", 0) + 1
@@ -195,6 +218,8 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
             jid = Path(f.path).parts[0] if len(Path(f.path).parts) > 1 and not ingested else None
             errors.append({"source_file": f.path, "jurisdiction_id": jid, "level": "file",
                            "reason": f.reason or "rejected"})
+    if ingested:
+        report.sections_parsed = report.sections
     report.bytes_in = sum((root / f.path).stat().st_size for f in all_files)
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
@@ -218,14 +243,6 @@ def _write_evalsets(out: Path, specs: dict, built: list[str], released: dict[str
         for split, rows in splits.items():
             hubfolder.write_table(out, specs[name], rows, split)
     return sets
-
-
-def write_arrow(folder: Path, spec: hubfolder.ConfigSpec, table: pa.Table, split: str = "train") -> None:
-    """Write a config split from an Arrow table, batch by batch."""
-    writer = hubfolder.SplitWriter(folder, spec.name, spec.schema, split)
-    for batch in table.to_batches(max_chunksize=hubfolder.ROW_GROUP_ROWS):
-        writer.write_all(batch.to_pylist())
-    spec.shards[split] = writer.close()
 
 
 def _report_json(report: BuildReport, files: list[FileReport]) -> str:

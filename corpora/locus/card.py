@@ -63,6 +63,7 @@ def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[Co
         n_counties=len(counties),
         files_in=report.files_in, files_parsed=report.files_parsed,
         files_duplicate=report.files_duplicate, files_rejected=report.files_rejected,
+        sections_parsed=f"{report.sections_parsed:,}", sections_dropped=f"{report.sections_dropped:,}",
         config_table="\n".join(f"| `{c.name}` | {c.rows():,} | {c.description} |" for c in configs),
         section_fields="\n".join(
             f"| `{f.name}` | {f.type} | {(f.metadata or {}).get(b'description', b'').decode()} |"

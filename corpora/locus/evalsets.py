@@ -31,13 +31,13 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from .domains import DOMAINS, domain_of_path
-from .labels import weak_function, weak_substantive, weak_topic
+from .labels import weak_function, weak_topic
 from .records import CATCHLINE, DOMAIN, FUNCTIONS, LABEL, SUBSTANTIVE, TOPICS, BuildError
 
 SPLITS = ("train", "validation", "test")
@@ -101,13 +101,15 @@ class _Pool:
         self.heaps: dict[str | None, list[tuple[int, str, dict]]] = defaultdict(list)
         self.counts: Counter[str | None] = Counter()
 
-    def offer(self, label: str | None, row: dict) -> None:
+    def offer(self, label: str | None, key: int, section_id: str, make: Callable[..., dict], *args: object) -> None:
+        """Count ``label``; keep the row (``make(*args)``, built only when kept) if its hash ``key`` is among the
+        label's ``cap`` smallest."""
         self.counts[label] += 1
-        heap, item = self.heaps[label], (-_hash(row["section_id"]), row["section_id"], row)  # max-heap
+        heap, item = self.heaps[label], (-key, section_id)  # max-heap
         if len(heap) < self.cap:
-            heapq.heappush(heap, item)
-        elif item > heap[0]:
-            heapq.heapreplace(heap, item)
+            heapq.heappush(heap, (*item, make(*args)))
+        elif item > heap[0][:2]:
+            heapq.heapreplace(heap, (*item, make(*args)))
 
     def take(self) -> list[dict]:
         """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
@@ -129,6 +131,16 @@ def _rows(shards: list[Path]) -> Iterator[dict]:
     for shard in shards:
         for batch in pq.ParquetFile(shard).iter_batches(batch_size=4_096, columns=columns):
             yield from batch.to_pylist()
+
+
+def _domain_row(base: dict, s: dict, domain: str) -> dict:
+    choices, label = domain_choices(s["section_id"], domain)
+    return {**base, "heading": s["heading"], "text": s["text"][:MAX_TEXT], "domain": domain, "choices": choices,
+            "label": label}
+
+
+def _catchline_row(base: dict, s: dict, heading: str) -> dict:
+    return {**base, "text": s["text"][:MAX_TEXT], "heading": heading}
 
 
 def _labelled(task: str, row: dict, label: str | bool, source: str) -> dict:
@@ -157,23 +169,24 @@ def derive(shards: list[Path], jurisdiction_ids: list[str],
         split = splits.get(s["jurisdiction_id"])
         if split is None or s["status"] != "active" or len(s["text"]) < MIN_TEXT:
             continue
-        base = {"section_id": s["section_id"], "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
+        sid = s["section_id"]
+        key = _hash(sid)  # once per section, for every pool it is offered to
+        base = {"section_id": sid, "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
         domain = domain_of_path(s["path"])
         if domain:
-            choices, label = domain_choices(s["section_id"], domain)
-            pools[("domain", split)].offer(domain, {**base, "heading": s["heading"], "text": s["text"][:MAX_TEXT],
-                                                    "domain": domain, "choices": choices, "label": label})
+            pools[("domain", split)].offer(domain, key, sid, _domain_row, base, s, domain)
         heading = s["heading"].strip().rstrip(".")
         if heading and heading.lower() not in SKIP_HEADINGS and len(heading) <= 200:
-            pools[("catchline", split)].offer(None, {**base, "text": s["text"][:MAX_TEXT], "heading": heading})
-        weak = {"function": weak_function(s["heading"]), "topic": weak_topic(s["path"]),
-                "substantive": weak_substantive(s["heading"], s["status"])}
-        given = {k: v for k, v in released.get(s["section_id"], {}).items() if v is not None}
+            pools[("catchline", split)].offer(None, key, sid, _catchline_row, base, s, heading)
+        given = {k: v for k, v in released.get(sid, {}).items() if v is not None}
+        function = weak_function(s["heading"]) if not {"function", "substantive"} <= given.keys() else None
+        weak = {"function": function, "topic": weak_topic(s["path"]) if "topic" not in given else None,
+                "substantive": None if function is None else function != "Context"}  # = weak_substantive
         for task in ("function", "topic", "substantive"):
             label, source = (given[task], "released") if task in given else (weak[task], "weak")
             if label is not None:
-                row = _labelled(task, s, label, source)
-                pools[(task, split)].offer(row["answer"], row)
+                answer = SUBSTANTIVE[int(label)] if task == "substantive" else str(label)
+                pools[(task, split)].offer(answer, key, sid, _labelled, task, s, label, source)
     return {task: {split: pools[(task, split)].take() for split in SPLITS} for task in tasks}
 
 

@@ -5,8 +5,9 @@ Input contract::
     DIR/jurisdictions.csv   jurisdiction_id,name,kind,state,counties,source
     DIR/<jurisdiction_id>/  that jurisdiction's files, any supported format, any depth
 
-Every file under DIR other than ``jurisdictions.csv`` is counted once: parsed (possibly as a duplicate of the
-same code in a better format) or rejected, so ``files in = parsed + duplicate + rejected``. Jurisdictions are
+Every file under DIR other than ``jurisdictions.csv`` is counted once: parsed (all its sections twins of another
+file's: duplicate) or rejected, so ``files in = parsed + duplicate + rejected``; a parsed file's sections are kept
+or dropped as twins, with the count and the reason in its report (``twins.py``). Jurisdictions are
 parsed independently (``workers`` processes), in sorted order, so the output does not depend on the number of
 workers.
 """
@@ -20,17 +21,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import addfips
+import pyarrow as pa
 
-from neurips26 import hubfolder
+from neurips26.hubfolder import rawfiles
 
-from . import formats
-from .formats import html_toc
+from . import formats, twins
+from .formats import html_toc, tei
 from .records import (
     CSV_COLUMNS,
     CSV_NAME,
-    FORMAT_PREFERENCE,
     KINDS,
-    TWIN_OVERLAP,
+    SECTIONS,
     BuildError,
     CodeResult,
     FileReport,
@@ -88,25 +89,31 @@ def read_jurisdictions(raw: Path, errors: list[dict]) -> list[Jurisdiction]:
 
 
 def list_files(folder: Path) -> list[Path]:
-    """Every regular file under ``folder`` (following links), in natural order."""
-    files = [p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")]
-    return sorted(files, key=lambda p: natural_key(p.relative_to(folder).as_posix()))
+    """Every regular file and symbolic link under ``folder``, in natural order (links are judged by
+    :func:`neurips26.hubfolder.rawfiles.refusal` before they are read)."""
+    return sorted(rawfiles.walk(folder), key=lambda p: natural_key(p.relative_to(folder).as_posix()))
 
 
 def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
-    """Parse every file of one jurisdiction; pick one file per code; number the rows."""
+    """Parse every file of one jurisdiction, merge them into one code (``twins.merge``), number the rows."""
     folder = formats.Folder(raw / jurisdiction.jurisdiction_id)
+    jid = jurisdiction.jurisdiction_id
     reports: list[FileReport] = []
-    parsed: list[tuple[FileReport, formats.Format, list[formats.Section]]] = []
+    parsed: list[twins.Parsed] = []
     record_errors: list[dict] = []
     for path in list_files(folder.root):
         rel = path.relative_to(raw).as_posix()
+        if refused := rawfiles.refusal(path, raw):  # a link out of the raw folder is never read
+            reports.append(FileReport(rel, "", "rejected", reason=refused))
+            continue
         data = path.read_bytes()
         report = FileReport(rel, hashlib.sha256(data).hexdigest(), "rejected")
         reports.append(report)
+        warned = len(folder.warnings)
         try:
-            fmt = formats.detect(path)
+            fmt = formats.detect(path, data)
             report.format = fmt.name
+            del data
             sections = list(fmt.parse(path, folder))
         except formats.FormatError as exc:
             report.reason = str(exc)
@@ -115,51 +122,39 @@ def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
             report.reason = f"parser {report.format} failed: {type(exc).__name__}: {exc}"
             continue
         report.status, report.sections = "parsed", len(sections)
+        warnings = [message for _, message in folder.warnings[warned:]]
+        record_errors.extend({"source_file": rel, "jurisdiction_id": jid, "level": "record", "reason": message}
+                             for message in warnings)
         if not fmt.companion:
-            parsed.append((report, fmt, sections))
+            parsed.append(twins.Parsed(report, fmt.name, sections,
+                                       recovered=any(tei.RECOVERED in m for m in warnings)))
         if fmt.name == "semantic-html":
-            for gap in html_toc.toc_gaps(path, folder):
-                record_errors.append({"source_file": rel, "jurisdiction_id": jurisdiction.jurisdiction_id,
-                                      "level": "record", "reason": gap})
+            record_errors.extend({"source_file": rel, "jurisdiction_id": jid, "level": "record", "reason": gap}
+                                 for gap in html_toc.toc_gaps(path, folder))
+    return CodeResult(jid, sections_batch(jurisdiction, twins.merge(parsed)), reports, record_errors)
 
-    # The same code in two formats (a text export and its XML markup): keep the best one. A twin always
-    # has another format, so files of one format (625 D.C. section files) are never compared.
-    kept: list[tuple[FileReport, formats.Format, set[str]]] = []
-    for report, fmt, sections in sorted(parsed, key=lambda t: _preference(t[1].name)):
-        numbers = {s.number for s in sections}
-        twin = next((k for k in kept if k[1] is not fmt and numbers and _overlap(numbers, k[2])), None)
-        if twin:
-            report.status = "duplicate"
-            report.reason = f"same code as {twin[0].path} (kept: {twin[1].name})"
-        else:
-            kept.append((report, fmt, numbers))
-    kept_paths = {k[0].path for k in kept}
 
-    rows: list[dict] = []
+def sections_batch(jurisdiction: Jurisdiction, merged: list[tuple[formats.Section, twins.Parsed]]
+                   ) -> pa.RecordBatch:
+    """The code's rows as one Arrow batch, built column by column (``section_id`` gets ``~k`` for the k-th
+    repeat of a number)."""
+    jid = jurisdiction.jurisdiction_id
     repeats: dict[str, int] = defaultdict(int)
-    for report, fmt, sections in ((r, f, s) for r, f, s in parsed if r.path in kept_paths):
-        for section in sections:
-            repeats[section.number] += 1
-            k = repeats[section.number]
-            suffix = f"~{k}" if k > 1 else ""
-            rows.append({
-                "section_id": f"{jurisdiction.jurisdiction_id}:{section.number}{suffix}",
-                "jurisdiction_id": jurisdiction.jurisdiction_id,
-                "state": jurisdiction.state,
-                **vars(section),
-                "order": len(rows),
-                "source_file": report.path,
-                "format": fmt.name,
-            })
-    return CodeResult(jurisdiction.jurisdiction_id, rows, reports, record_errors)
-
-
-def _preference(format_name: str) -> int:
-    return FORMAT_PREFERENCE.index(format_name) if format_name in FORMAT_PREFERENCE else len(FORMAT_PREFERENCE)
-
-
-def _overlap(a: set[str], b: set[str]) -> bool:
-    return len(a & b) >= TWIN_OVERLAP * min(len(a), len(b))
+    ids = []
+    for section, _ in merged:
+        repeats[section.number] += 1
+        k = repeats[section.number]
+        ids.append(f"{jid}:{section.number}~{k}" if k > 1 else f"{jid}:{section.number}")
+    sections = [s for s, _ in merged]
+    columns = {
+        "section_id": ids, "jurisdiction_id": [jid] * len(merged), "state": [jurisdiction.state] * len(merged),
+        **{name: [getattr(s, name) for s in sections]
+           for name in ("number", "heading", "text", "path", "history", "cross_references", "status")},
+        "order": list(range(len(merged))),
+        "source_file": [f.report.path for _, f in merged],
+        "format": [f.format for _, f in merged],
+    }
+    return pa.RecordBatch.from_pydict(columns, schema=SECTIONS)
 
 
 def _parse_job(args: tuple[Path, Jurisdiction]) -> CodeResult:
@@ -175,10 +170,11 @@ def unowned_files(raw: Path, jurisdictions: list[Jurisdiction], errors: list[dic
         rel = path.relative_to(raw)
         if rel.as_posix() == CSV_NAME or rel.parts[0] in listed:
             continue
-        why = (f"jurisdiction {rel.parts[0]!r} rejected in {CSV_NAME}" if rel.parts[0] in rejected_rows
-               else f"not in a folder listed in {CSV_NAME}" if len(rel.parts) > 1
-               else "stray file at the top of the raw folder")
-        unowned.append(FileReport(rel.as_posix(), hubfolder.sha256_file(path), "rejected", reason=why))
+        why = (rawfiles.refusal(path, raw) or (f"jurisdiction {rel.parts[0]!r} rejected in {CSV_NAME}"
+                                               if rel.parts[0] in rejected_rows
+                                               else f"not in a folder listed in {CSV_NAME}" if len(rel.parts) > 1
+                                               else "stray file at the top of the raw folder"))
+        unowned.append(FileReport(rel.as_posix(), rawfiles.digest(path, raw), "rejected", reason=why))
     return unowned
 
 

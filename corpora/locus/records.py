@@ -29,8 +29,7 @@ CSV_NAME = "jurisdictions.csv"
 CSV_COLUMNS = ("jurisdiction_id", "name", "kind", "state", "counties", "source")
 KINDS = ("city", "town", "village", "county", "consolidated", "district")
 # When one code arrives in several formats, the most structured one is kept.
-FORMAT_PREFERENCE = ("dc-code-xml", "tei-xml", "semantic-html", "municode-text", "pdf")
-TWIN_OVERLAP = 0.9  # share of section numbers two files must share to be the same code
+FORMAT_PREFERENCE = ("dc-code-xml", "tei-xml", "semantic-html", "word-docx", "municode-text", "word-doc", "pdf")
 
 # --- label sets (LOCUS-v1's codebook) ------------------------------------------------------------------
 FUNCTIONS = ("Context", "Rules", "Process", "Enforcement")
@@ -71,29 +70,32 @@ class Jurisdiction:
 
 @dataclass
 class FileReport:
-    """What became of one input file."""
+    """What became of one input file: its sections parsed = kept + dropped (as twins of another file's)."""
 
     path: str
     sha256: str
-    status: str  # parsed, duplicate or rejected
+    status: str  # parsed, duplicate (every section a twin of another file's) or rejected
     format: str | None = None
     sections: int = 0
-    reason: str | None = None
+    reason: str | None = None  # why rejected, or which twins its dropped sections lost to
+    kept: int = 0
+    dropped: int = 0
 
 
 @dataclass
 class CodeResult:
-    """What one worker returns for one jurisdiction."""
+    """What one worker returns for one jurisdiction: its sections as one Arrow batch (``SECTIONS`` schema)."""
 
     jurisdiction_id: str
-    rows: list[dict]
+    batch: pa.RecordBatch
     files: list[FileReport]
     record_errors: list[dict]
 
 
 @dataclass
 class BuildReport:
-    """Counts of one build; files in = parsed + duplicate + rejected."""
+    """Counts of one build; files in = parsed + duplicate + rejected, and sections parsed = built + dropped as
+    twins (every file's kept + dropped = its parsed sections)."""
 
     files_in: int = 0
     files_parsed: int = 0
@@ -105,14 +107,19 @@ class BuildReport:
     characters: int = 0
     bytes_in: int = 0
     by_format: dict[str, int] = field(default_factory=dict)
+    sections_parsed: int = 0
+    sections_dropped: int = 0  # twins of a section kept from another file
 
     @property
     def reconciles(self) -> bool:
-        return self.files_in == self.files_parsed + self.files_duplicate + self.files_rejected
+        return (self.files_in == self.files_parsed + self.files_duplicate + self.files_rejected
+                and self.sections_parsed == self.sections + self.sections_dropped)
 
     def summary(self) -> str:
-        """One line for the CLI: counts, and whether files in = parsed + duplicate + rejected."""
-        return (f"{self.sections:,} sections; files in {self.files_in} = parsed {self.files_parsed} + duplicate "
+        """One line for the CLI: counts, and whether files in = parsed + duplicate + rejected and sections parsed =
+        built + dropped twins."""
+        return (f"{self.sections:,} sections (parsed {self.sections_parsed:,} = built + {self.sections_dropped:,} "
+                f"twins dropped); files in {self.files_in} = parsed {self.files_parsed} + duplicate "
                 f"{self.files_duplicate} + rejected {self.files_rejected} "
                 f"({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); {self.rows_rejected} csv row "
                 f"problem(s), {self.record_errors} record warning(s)")

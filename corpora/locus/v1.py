@@ -34,10 +34,12 @@ null until the analysis layer supplies them.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from neurips26 import hubfolder
 from neurips26.errors import UserError
@@ -73,38 +75,55 @@ def locus_v1_table(folder: Path, scores: pa.Table | None = None) -> pa.Table:
     ``scores`` (keyed by ``section_id``; any of the label columns of :data:`V1_SCHEMA`)
     supplies the columns it has, for every row (null for a section it does not score);
     other labels come from the ingested LOCUS-v1 rows (``v1_source``) or are null.
-    Columns are lined up by index, not joined, so header and content are not copied.
+    The whole table in memory: :func:`locus_v1_batches` streams it.
     """
+    return pa.Table.from_batches(list(locus_v1_batches(folder, scores)), schema=V1_SCHEMA)
+
+
+def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[pa.RecordBatch]:
+    """:func:`locus_v1_table`, a ``sections`` row group at a time, so memory does not grow with the corpus.
+    Columns are lined up by position, not joined, so header and content are not copied."""
     folder = Path(folder)
-    sections = hubfolder.read_table(folder, "sections",
-                                    ["section_id", "jurisdiction_id", "state", "heading", "text", "order"])
+    shards = sorted((folder / "data" / "sections").glob("train-*.parquet"))
     jurisdictions = hubfolder.read_table(folder, "jurisdictions", ["jurisdiction_id", "name", "kind"])
-    if sections is None or jurisdictions is None:
+    if not shards or jurisdictions is None:
         raise FileNotFoundError(f"{folder}: no sections/jurisdictions configs (not a built LOCUS folder)")
-    n = sections.num_rows
     ids = jurisdictions["jurisdiction_id"].combine_chunks()
-    at = pc.index_in(sections["jurisdiction_id"], value_set=ids)  # each section's jurisdiction row
     fips, names = _represented(folder, ids.to_pylist())
-    columns = {
-        "document_id": sections["jurisdiction_id"], "section_index": sections["order"], "state": sections["state"],
-        "jurisdiction_name": jurisdictions["name"].take(at), "jurisdiction_type": jurisdictions["kind"].take(at),
-        "jurisdiction_geoid": pa.nulls(n, STR), "represented_county_fips": fips.take(at),
-        "represented_county_name": names.take(at), "header": sections["heading"], "content": sections["text"],
-        **{c: pa.nulls(n, V1_SCHEMA.field(c).type) for c in LABELS},
-    }
-    source = hubfolder.read_table(folder, "v1_source")
-    if source is not None:  # ingested from LOCUS-v1: its identity and labels, as they came
-        columns.update({c: _aligned(source, sections, c) for c in IDENTITY + LABELS})
+    source = hubfolder.read_table(folder, "v1_source")  # ids and labels only: small beside the text
     if scores is not None:
         scores = _check_scores(scores)
-        columns.update({c: _aligned(scores, sections, c) for c in scores.column_names if c != "section_id"})
-    return pa.table([columns[f.name].cast(f.type) for f in V1_SCHEMA], schema=V1_SCHEMA)
+    offset = 0
+    for shard in shards:
+        for batch in pq.ParquetFile(shard).iter_batches(
+                columns=["section_id", "jurisdiction_id", "state", "heading", "text", "order"]):
+            sections = pa.Table.from_batches([batch])
+            n = sections.num_rows
+            at = pc.index_in(sections["jurisdiction_id"], value_set=ids)  # each section's jurisdiction row
+            columns = {
+                "document_id": sections["jurisdiction_id"], "section_index": sections["order"],
+                "state": sections["state"], "jurisdiction_name": jurisdictions["name"].take(at),
+                "jurisdiction_type": jurisdictions["kind"].take(at), "jurisdiction_geoid": pa.nulls(n, STR),
+                "represented_county_fips": fips.take(at), "represented_county_name": names.take(at),
+                "header": sections["heading"], "content": sections["text"],
+                **{c: pa.nulls(n, V1_SCHEMA.field(c).type) for c in LABELS},
+            }
+            if source is not None:  # ingested from LOCUS-v1: its identity and labels, as they came
+                columns.update({c: _aligned(source, sections, c, offset) for c in IDENTITY + LABELS})
+            if scores is not None:
+                columns.update({c: _aligned(scores, sections, c, offset)
+                                for c in scores.column_names if c != "section_id"})
+            offset += n
+            yield pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
+                                              for f in V1_SCHEMA], schema=V1_SCHEMA)
 
 
-def _aligned(table: pa.Table, sections: pa.Table, column: str) -> pa.ChunkedArray:
-    """``table[column]`` in the order of ``sections`` (by ``section_id``; null where it has no row)."""
-    if table["section_id"].equals(sections["section_id"]):
-        return table[column]
+def _aligned(table: pa.Table, sections: pa.Table, column: str, offset: int) -> pa.ChunkedArray:
+    """``table[column]`` in the order of ``sections`` (by ``section_id``; null where it has no row); rows at the
+    same position (``offset`` on) are taken without a join."""
+    same = table.slice(offset, sections.num_rows)
+    if same["section_id"].equals(sections["section_id"]):
+        return same[column]
     return table[column].take(pc.index_in(sections["section_id"], value_set=table["section_id"].combine_chunks()))
 
 

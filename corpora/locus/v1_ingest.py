@@ -27,6 +27,7 @@ from .records import (
     DOUBLE,
     INT,
     LIST,
+    SECTIONS,
     STR,
     V1_COLUMNS,
     V1_SCHEMA,
@@ -52,36 +53,39 @@ class V1Source:
     n_rows: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> sections
     n_files: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> files its rows came from
 
-    def results(self) -> Iterator[tuple[CodeResult, list[dict]]]:
-        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction."""
+    def results(self) -> Iterator[tuple[CodeResult, pa.Table]]:
+        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction, built column by
+        column from the Arrow table (no per-row dicts: the text columns are never turned into Python objects)."""
+        names = pa.array(self.file_names, STR)
         start = 0
         for j in self.jurisdictions:
-            part = self.table.slice(start, self.n_rows[j.jurisdiction_id]).to_pylist()
-            start += len(part)
-            rows, source_rows, seen = [], [], defaultdict(int)
-            for row in part:
-                index = row["section_index"]
-                key = (f"{row['document_id']}:{index}" if row["document_id"] is not None and index is not None
-                       else f"{j.jurisdiction_id}:{len(rows)}")
+            part = self.table.slice(start, self.n_rows[j.jurisdiction_id])
+            start += part.num_rows
+            n = part.num_rows
+            ids, seen = [], defaultdict(int)
+            for k, (doc, index) in enumerate(zip(part["document_id"].to_pylist(), part["section_index"].to_pylist(),
+                                                 strict=True)):
+                key = f"{doc}:{index}" if doc is not None and index is not None else f"{j.jurisdiction_id}:{k}"
                 seen[key] += 1
-                section_id = key if seen[key] == 1 else f"{key}~{seen[key]}"
-                rows.append({
-                    "section_id": section_id, "jurisdiction_id": j.jurisdiction_id, "state": j.state,
-                    "number": _number(row["header"]) or str(len(rows) if index is None else index),
-                    "heading": row["header"] or "", "text": row["content"] or "", "path": [], "history": [],
-                    "cross_references": [], "status": "active", "order": len(rows),
-                    "source_file": self.file_names[row["_file"]], "format": FORMAT,
-                })
-                source_rows.append({"section_id": section_id, **{c: row[c] for c in IDENTITY + LABELS}})
-            yield CodeResult(j.jurisdiction_id, rows, [], []), source_rows
+                ids.append(key if seen[key] == 1 else f"{key}~{seen[key]}")
+            position = pa.array([str(k) for k in range(n)], STR)
+            fallback = pc.if_else(pc.is_null(part["section_index"]), position, pc.cast(part["section_index"], STR))
+            found = pc.struct_field(pc.extract_regex(part["header"], NUMBER.pattern), [0])
+            section_id = pa.array(ids, STR)
+            batch = pa.table({
+                "section_id": section_id, "jurisdiction_id": pa.repeat(j.jurisdiction_id, n).cast(STR),
+                "state": pa.repeat(j.state, n).cast(STR), "number": pc.coalesce(found, fallback),
+                "heading": pc.fill_null(part["header"], ""), "text": pc.fill_null(part["content"], ""),
+                **{c: pa.array([[]] * n, LIST) for c in ("path", "history", "cross_references")},
+                "status": pa.repeat("active", n).cast(STR), "order": pa.array(range(n), INT),
+                "source_file": pc.take(names, part["_file"]), "format": pa.repeat(FORMAT, n).cast(STR),
+            }, schema=SECTIONS)
+            source = part.select(list(IDENTITY + LABELS)).add_column(0, "section_id", section_id)
+            columns = [c.combine_chunks() for c in batch.columns]
+            yield CodeResult(j.jurisdiction_id, pa.RecordBatch.from_arrays(columns, schema=SECTIONS), [], []), source
 
 
-NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*([0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")
-
-
-def _number(header: str | None) -> str | None:
-    match = NUMBER.match(header or "")
-    return match.group(1) if match else None
+NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*(?P<number>[0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")  # RE2-safe
 
 
 def slug(text: str) -> str:

@@ -91,8 +91,8 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
     if progress:
         progress(1, 2)
 
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     records = list(merged.values())
     specs = {"records": hubfolder.ConfigSpec("records", RECORDS, "Every record; train/test split within each role.",
                                              default=True)}
@@ -144,6 +144,7 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
     hubfolder.write_croissant(out, configs, META)
     payload = {**asdict(report), "reconciles": report.reconciles, "files": [asdict(f) for f in files]}
     (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    hubfolder.commit_build(out, final)
     if progress:
         progress(2, 2)
     return report

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from neurips26 import hubfolder
+from neurips26.hubfolder import rawfiles
 
 from . import splits
 from .records import BuildError, BuildReport, FileReport
@@ -60,7 +61,11 @@ def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tup
         raise BuildError(f"{raw}: no rolebench-eng/ folder (--raw takes the folder that holds RoleBench's "
                          "rolebench-eng/)")
     records = []
-    for path in sorted(p for p in root.rglob("*.jsonl") if p.is_file()):
+    found, refused = rawfiles.readable(root, raw)
+    for path, why in refused:  # links out of the raw folder, to folders or broken: never read
+        files.append(FileReport(path.relative_to(raw).as_posix(), "", "rejected", reason=why))
+        errors.append({"source_file": files[-1].path, "line": 0, "role": None, "reason": why})
+    for path in (p for p in found if p.suffix == ".jsonl"):
         rel = path.relative_to(raw)
         report = FileReport(rel.as_posix(), hubfolder.sha256_file(path), "parsed")
         files.append(report)
@@ -81,6 +86,8 @@ def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tup
                 record, why = parse_record(json.loads(line))
             except json.JSONDecodeError as exc:
                 record, why = None, f"not valid JSON ({exc.msg})"
+            except RecursionError:
+                record, why = None, "JSON nested too deeply to read"
             if record is None:
                 errors.append({"source_file": report.path, "line": number, "role": _role_of(line), "reason": why})
             else:
@@ -93,7 +100,7 @@ def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tup
 def _role_of(line: str) -> str | None:
     try:
         role = json.loads(line).get("role")
-    except (json.JSONDecodeError, AttributeError):
+    except (json.JSONDecodeError, AttributeError, RecursionError):
         return None
     return clean(role) if isinstance(role, str) and clean(role) else None
 

@@ -155,7 +155,7 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
     if not folder.is_dir():
         raise BuildError(f"{raw}: no annotations/ folder (expected annotations/<split>/<task_type>.json)")
     rows: list[dict[str, Any]] = []
-    for path in ingest.list_files(folder):
+    for path in ingest.list_files(folder, raw):
         rel = path.relative_to(raw).as_posix()
         parts = path.relative_to(folder).parts
         report = FileReport(rel, hubfolder.sha256_file(path), "rejected", "annotations")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from neurips26 import hubfolder, settings
+from neurips26.hubfolder import rawfiles
 
 from . import decoder
 from .records import BuildReport, FileReport, VideoCheck
@@ -31,9 +32,10 @@ VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")
 SUMS_NAME = "SHA256SUMS"
 
 
-def list_files(folder: Path) -> list[Path]:
-    return sorted((p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")),
-                  key=lambda p: p.relative_to(folder).as_posix())
+def list_files(folder: Path, root: Path | None = None) -> list[Path]:
+    """Files under ``folder`` that may be read: symbolic links out of the raw folder ``root`` (default
+    ``folder``), to folders or broken are left out here and rejected by :func:`account`."""
+    return rawfiles.readable(folder, root)[0]
 
 
 def find_videos(raw: Path) -> tuple[dict[str, Path], list[tuple[Path, str]]]:
@@ -41,7 +43,7 @@ def find_videos(raw: Path) -> tuple[dict[str, Path], list[tuple[Path, str]]]:
     found: dict[str, Path] = {}
     others: list[tuple[Path, str]] = []
     folder = raw / "videos"
-    for path in list_files(folder) if folder.is_dir() else []:
+    for path in list_files(folder, raw) if folder.is_dir() else []:
         if path.name == SUMS_NAME:
             continue
         if path.suffix.lower() not in VIDEO_EXTENSIONS:
@@ -122,6 +124,8 @@ def load_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
 
 
 def first(item: dict[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -158,13 +162,18 @@ def account(report: BuildReport, checks: dict[str, VideoCheck], found: dict[str,
                                     reason=check.reason))
     for path, why in stray:
         rel = path.relative_to(raw).as_posix()
-        files.append(FileReport(rel, hubfolder.sha256_file(path), "ignored", "other", reason=why))
+        files.append(FileReport(rel, rawfiles.digest(path, raw), "ignored", "other", reason=why))
     for path in sum_files:
         files.append(FileReport(path.relative_to(raw).as_posix(), hubfolder.sha256_file(path), "parsed", "checksums"))
     counted = {f.path for f in files}
-    for path in list_files(raw):  # scenes/, READMEs...: inputs too, counted as ignored
+    for path in rawfiles.walk(raw):  # scenes/, READMEs...: inputs too, counted as ignored
         rel = path.relative_to(raw).as_posix()
-        if rel not in counted:
+        if rel in counted:
+            continue
+        if refused := rawfiles.refusal(path, raw):  # never read
+            files.append(FileReport(rel, "", "rejected", "other", reason=refused))
+            errors.append({"source_file": rel, "item": None, "level": "file", "reason": refused})
+        else:
             files.append(FileReport(rel, hubfolder.sha256_file(path), "ignored", "other",
                                     reason="outside annotations/ and videos/"))
     report.files_in = len(files)

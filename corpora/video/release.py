@@ -51,12 +51,6 @@ def place_video(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
-def reset_video_folder(out: Path) -> None:
-    """``hubfolder.reset_folder`` plus the ``videos/`` an earlier build copied in."""
-    hubfolder.reset_folder(out)
-    shutil.rmtree(out / "videos", ignore_errors=True)
-
-
 def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoCheck], by_split: dict[str, list[str]],
                  raw: Path, embed: bool) -> None:
     """The ``videos`` config (one split per annotation split) and the files themselves."""
@@ -91,10 +85,18 @@ def write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], vide
     ``errors`` configs, then manifest (every input file's sha256; ``demo`` as given), card, Croissant and
     build_report.json.
 
-    Call :func:`account` first, so the video errors and input files are complete.
+    Call :func:`account` first, so the video errors and input files are complete. Written into a hidden sibling
+    that replaces ``out`` once complete.
     """
-    out = Path(out)
-    reset_video_folder(out)
+    with hubfolder.building(out) as stage:
+        _write_release(stage, items, kept, video_ids, checks, raw, embed_videos, report, files, errors, meta, card,
+                       builder, demo)
+
+
+def _write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], video_ids: Callable[[dict], list[str]],
+                   checks: dict[str, VideoCheck], raw: Path, embed_videos: bool, report: BuildReport,
+                   files: list[FileReport], errors: list[dict], meta: dict[str, Any],
+                   card: Callable[[list[hubfolder.ConfigSpec]], str], builder: dict[str, str], demo: bool) -> None:
     configs = [items,
                hubfolder.ConfigSpec("videos", VIDEOS_EMBEDDED if embed_videos else VIDEOS,
                                     f"One row per video a row of {items.name} in the split references."),

@@ -34,6 +34,14 @@ from neurips26.registry import Registry
 NEEDS = ("features", "query_features", "pixels", "query")
 
 
+class SelectorRefused(UserError):
+    """A selector cannot run on a pool because the pool lacks a field it needs (its one named refusal)."""
+
+
+class SelectorFailed(RuntimeError):
+    """A selector raised or broke its contract on a pool it should handle: a bug, reported with the pool's size."""
+
+
 def check_needs(name: str, info: dict[str, Any]) -> None:
     """Registration check: ``needs`` names only :class:`Pool` fields a selector may read."""
     unknown = set(info.get("needs", ())) - set(NEEDS)
@@ -117,18 +125,23 @@ SELECTORS: Registry[Callable[..., Selection]] = Registry(
 
 
 def select(name: str, pool: Pool, budget: int, seed: int = 0, **options: Any) -> Selection:
-    """Run selector ``name`` on ``pool`` for ``budget`` frames, checking its needs and its output."""
+    """Run selector ``name`` on ``pool`` for ``budget`` frames, checking its needs and its output.
+
+    The contract: on any pool with at least ``budget`` candidates (identical frames included) the
+    result is exactly ``budget`` distinct in-range positions. A pool lacking a needed field raises
+    :class:`SelectorRefused`; a selector that breaks the contract raises :class:`SelectorFailed`.
+    """
     fn = SELECTORS.get(name)
     if budget < 1:
         raise UserError(f"budget must be >= 1, not {budget}")
     missing = [need for need in needs(SELECTORS, name) if getattr(pool, need) is None]
     if missing:
-        raise UserError(f"selector {name!r} needs pool field(s) {', '.join(missing)}; encode the pool first")
+        raise SelectorRefused(f"selector {name!r} needs pool field(s) {', '.join(missing)}; encode the pool first")
     if budget >= pool.n:
         return Selection.of(np.arange(pool.n))
     out = fn(pool, budget, np.random.default_rng(seed), **options)
     idx = out.indices
     if len(idx) != budget or len(np.unique(idx)) != budget or idx.min() < 0 or idx.max() >= pool.n:
-        raise RuntimeError(f"selector {name!r} returned {len(idx)} indices (unique {len(np.unique(idx))}) "
-                           f"for budget {budget} over {pool.n} candidates")
+        raise SelectorFailed(f"selector {name!r} returned {len(idx)} indices (unique {len(np.unique(idx))}) "
+                             f"for budget {budget} over {pool.n} candidates")
     return Selection.of(idx, out.scores)

@@ -6,8 +6,20 @@ one small module that registers itself with a decorator.
 """
 
 from . import answerers, benchmarks, encoders, evaluators, selectors  # noqa: F401  (register every component)
-from .core import ANSWERERS, BENCHMARKS, ENCODERS, EVALUATORS, SELECTORS, Pool, Selection, needs, select
+from .core import (
+    ANSWERERS,
+    BENCHMARKS,
+    ENCODERS,
+    EVALUATORS,
+    SELECTORS,
+    Pool,
+    Selection,
+    SelectorFailed,
+    SelectorRefused,
+    needs,
+    select,
+)
 from .pool import build_pool
 
-__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "SELECTORS", "Pool", "Selection", "needs",
-           "build_pool", "select"]
+__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "SELECTORS", "Pool", "Selection", "SelectorFailed",
+           "SelectorRefused", "needs", "build_pool", "select"]

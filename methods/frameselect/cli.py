@@ -203,6 +203,43 @@ def replay(
     console.print(f"[green]wrote[/green] {len(rows)} rows to {folder}/data/results", highlight=False)
 
 
+@frameselect.command("train-bgrpo")
+def train_bgrpo(
+    data: Annotated[Path, typer.Option(help="A built folder of the benchmark's TRAIN questions (never the ones you "
+                                            "evaluate on), e.g. `neurips26 generate clovr --seed 1` then build.")],
+    benchmark: Annotated[str, typer.Option(help="Benchmark reader of --data: clovr or tar.")] = "clovr",
+    out: Annotated[Path | None, typer.Option(help="Model folder to write (default: <cache>/frameselect/bgrpo, "
+                                                  "which the bgrpo selector reads when given no model=).")] = None,
+    members: Annotated[int, typer.Option(min=1, help="Posterior ensemble members.")] = 5,
+    epochs: Annotated[int, typer.Option(min=0, help="GRPO passes over the train questions (0: saliency only).")] = 3,
+    group: Annotated[int, typer.Option(min=2, help="GRPO group size (picks per question per step).")] = 8,
+    budget: Annotated[int, typer.Option(min=1, help="Frames per pick while training.")] = 8,
+    candidate_fps: Annotated[float, typer.Option(help="Candidate frames per second (use the same when "
+                                                      "selecting).")] = 2.0,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap, anchors and GRPO samples.")] = 0,
+) -> None:
+    """Train the Bayesian GRPO selector (bgrpo) on a train split and write a Hub-ready model folder."""
+    from neurips26.methods.frameselect.bgrpo import Config, card, train  # lazy: scipy/sklearn; CLI start-up
+    from neurips26.methods.frameselect.bgrpo.data import examples  # lazy: reads video; CLI start-up
+    from neurips26.methods.frameselect.runner import default_cache  # lazy: every selector; CLI start-up
+    from neurips26.methods.frameselect.selectors.bgrpo import default_model  # lazy: CLI start-up
+
+    with _bar() as bar:
+        task = bar.add_task("pools", total=None)
+        train_set = examples(benchmark, data, candidate_fps, cache=default_cache(),
+                             progress=lambda d, t: bar.update(task, completed=d, total=t))
+        task = bar.add_task("training", total=None)
+        posterior = train(train_set, config=Config(members=members, epochs=epochs, group=group, budget=budget,
+                                                   seed=seed),
+                          progress=lambda d, t: bar.update(task, completed=d, total=t))
+    folder = posterior.save(out or default_model(), card(posterior, len(train_set), f"{benchmark} at {data}"))
+    for h in posterior.history:
+        err.print(f"member {h['member']} epoch {h['epoch']}: reward {h['reward']:.4f}, KL {h['kl']:.4f}",
+                  highlight=False)
+    console.print(f"[green]wrote[/green] {folder} ({len(train_set)} train questions, {members} members)",
+                  highlight=False)
+
+
 @frameselect.command("list")
 def list_components() -> None:
     """List the registered selectors, encoders, evaluators, benchmarks and answering backends."""

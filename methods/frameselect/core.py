@@ -17,7 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from neurips26.corpora.video.selection import NEEDS, SELECTORS, Pool, Selection, check_needs, needs, select
+from neurips26.corpora.video.selection import (
+    NEEDS,
+    SELECTORS,
+    Pool,
+    Selection,
+    SelectorFailed,
+    SelectorRefused,
+    check_needs,
+    needs,
+    select,
+)
 
 from neurips26.registry import Registry
 
@@ -30,5 +40,5 @@ BENCHMARKS: Registry[Callable[..., Any]] = Registry(
 ANSWERERS: Registry[Callable[..., Any]] = Registry(
     "answering backend", modules=("neurips26.methods.frameselect.answerers",), check=check_needs)
 
-__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "NEEDS", "SELECTORS", "Pool", "Selection", "needs",
-           "select"]
+__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "NEEDS", "SELECTORS", "Pool", "Selection",
+           "SelectorFailed", "SelectorRefused", "needs", "select"]

@@ -11,8 +11,9 @@ Three parts, all fixed in advance (nothing is fitted to the benchmark):
    - *relevance dispersion* (when the pool has query features): the normalised entropy of
      the softmax of the candidates' similarity to the query (temperature 0.05); a peaked
      relevance profile (one moment matters) needs few frames, a flat one many.
-2. :func:`allocate` turns demands into integer budgets in ``[b_min, b_max]`` (and at most
-   each pool's size) whose sum is exactly ``reference * n``: budgets proportional to the
+2. :func:`allocate` turns demands into integer budgets in ``[b_min, b_max]``, clamped to each
+   pool's size (a pool smaller than ``b_min`` takes all its candidates and the others make up
+   the difference), whose sum is exactly ``reference * n``: budgets proportional to the
    demand, clipped to the bounds (water-filling: the scale is found by bisection so the
    clipped budgets sum to the total), then rounded down and the remaining frames handed
    one by one to the questions that lost the most in rounding (or taken back from those
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import SELECTORS, Pool, Selection, needs, select
+from .core import SELECTORS, Pool, Selection, SelectorRefused, needs, select
 
 BROAD = ("how many", "in how many", "every", "each", "all ", "which videos", "most", "same", "order", "describe",
          "compare", "fastest", "slowest", "count", "sequence", "throughout")
@@ -64,7 +65,8 @@ def demand(query: str, n_videos: int = 1, pool: Pool | None = None) -> float:
 
 def allocate(demands: Sequence[float], reference: int, b_min: int = 1, b_max: int | None = None,
              caps: Sequence[int] | None = None) -> np.ndarray:
-    """Integer budgets in ``[b_min, min(b_max, cap_i)]``, roughly proportional to demand, summing to ``reference*n``."""
+    """Integer budgets in ``[min(b_min, cap_i), min(b_max, cap_i)]``, roughly proportional to demand, summing to
+    ``reference * n``; :class:`SelectorRefused` when the caps together hold fewer frames than that."""
     d = np.asarray(demands, dtype=np.float64)
     n = len(d)
     if n == 0:
@@ -79,12 +81,15 @@ def allocate(demands: Sequence[float], reference: int, b_min: int = 1, b_max: in
     if caps is not None:
         if len(caps) != n:
             raise ValueError(f"caps has {len(caps)} entries for {n} demands")
-        hi = np.minimum(hi, np.asarray(caps, dtype=np.int64))
-    lo = np.full(n, int(b_min), dtype=np.int64)
+        caps = np.asarray(caps, dtype=np.int64)
+        if np.any(caps < 1):
+            raise ValueError(f"every pool needs at least one candidate, got sizes {caps.tolist()[:8]}")
+        hi = np.minimum(hi, caps)
+    lo = np.minimum(int(b_min), hi)  # a pool smaller than b_min gives all it has
     total = int(reference) * n
-    if np.any(hi < lo) or lo.sum() > total or hi.sum() < total:
-        raise ValueError(f"no budgets in [{b_min}, {b_max}] (capped by pool sizes) have mean {reference}: "
-                         f"feasible sums are {lo.sum()}..{max(hi.sum(), 0)} for {n} questions, need {total}")
+    if hi.sum() < total:
+        raise SelectorRefused(f"budgets of mean {reference} over {n} questions need {total} frames, but the pools "
+                              f"(capped at b_max={b_max}) hold only {int(hi.sum())}")
     w = d + 1e-9
     low, high = 0.0, float(hi.max()) / w.min() + 1.0
     for _ in range(200):  # bisection on the scale: sum(clip(scale * w)) is monotone in scale

@@ -28,7 +28,7 @@ from neurips26.errors import UserError
 
 from . import benchmarks, evaluators, router
 from .benchmarks import Question
-from .core import SELECTORS, Pool, Selection, select
+from .core import SELECTORS, Pool, Selection, SelectorFailed, SelectorRefused, select
 from .pool import build_pool
 
 ROUTER = "framerouter"
@@ -82,7 +82,11 @@ def placed(q: Question, row: dict[str, Any], window: float = 1.0, pool: Pool | N
 def select_all(questions: Sequence[Question], pool_list: Sequence[Pool], selectors: Sequence[str],
                budgets: Sequence[int], encoder: str = "descriptor", seed: int = 0, progress: Progress = None
                ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Selection rows for every (question, selector, budget); and how many each selector refused (and why)."""
+    """Selection rows for every (question, selector, budget); and how many each selector refused.
+
+    A refusal is only a pool lacking a field the selector needs (:class:`SelectorRefused`); any other
+    exception is a failure and raises :class:`SelectorFailed` naming the selector, question and budget.
+    """
     unknown = [s for s in selectors if s != ROUTER and s not in SELECTORS]
     if unknown:
         raise UserError(f"unknown selector(s) {', '.join(unknown)}; known: {', '.join(SELECTORS.names())}, {ROUTER}")
@@ -94,18 +98,23 @@ def select_all(questions: Sequence[Question], pool_list: Sequence[Pool], selecto
             if name == ROUTER:
                 try:
                     routed = router.route([q.query for q in questions], pool_list, int(budget), seed=seed)
-                except ValueError:
+                except SelectorRefused:  # the pools together hold fewer candidates than the budgets' total
                     refused[f"{name}@{budget}"] += len(questions)
                     routed = []
+                except Exception as e:
+                    raise SelectorFailed(f"{name} failed at budget {budget}: {type(e).__name__}: {e}") from e
                 rows += [_row(q, p, name, encoder, budget, seed, r.selection)
                          for q, p, r in zip(questions, pool_list, routed, strict=False)]
             else:
                 for q, pool in zip(questions, pool_list, strict=True):
                     try:
                         sel = select(name, pool, int(budget), seed)
-                    except ValueError:  # the selector cannot run on this pool (e.g. the query has no features)
+                    except SelectorRefused:  # the pool lacks a needed field (e.g. the query has no features)
                         refused[name] += 1
                         continue
+                    except Exception as e:
+                        raise SelectorFailed(f"selector {name!r} failed on question {q.id} (budget {budget}, "
+                                             f"{pool.n} candidates): {type(e).__name__}: {e}") from e
                     rows.append(_row(q, pool, name, encoder, budget, seed, sel))
             done += 1
             if progress:

@@ -159,14 +159,15 @@ def build(raw: Path | None = None, out: Path = Path("frameselect"), workers: int
         report.refused.update({f"{name}/{k}": v for k, v in refused.items()})
     report.selections, report.results = len(selection_rows), len(result_rows)
 
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     specs = _specs()
     hubfolder.write_table(out, specs["selections"], selection_rows)
     hubfolder.write_table(out, specs["results"], _sort_results(result_rows))
     parameters = {"benchmarks": list(benchmarks), "selectors": selectors, "budgets": [int(b) for b in budgets],
                   "encoder": encoder, "candidate_fps": candidate_fps, "seed": seed, "limit": limit}
     _finish(out, list(specs.values()), parameters, inputs, demo)
+    hubfolder.commit_build(out, final)
     return report
 
 
@@ -223,9 +224,10 @@ def replay(folder: Path, model: str, raw: Path | None = None, progress: Progress
     specs = _specs()
     specs["selections"].shards = {split: [hubfolder.Shard(**s) for s in shards]
                                   for split, shards in manifest["configs"]["selections"].items()}
-    hubfolder.write_table(folder, specs["results"], _sort_results(kept + rows))
-    _finish(folder, list(specs.values()), manifest["builder"]["parameters"], manifest["inputs"]["sha256"],
-            bool(manifest.get("demo")))
+    with hubfolder.building(folder, keep=True) as stage:  # the folder changes as a whole or not at all
+        hubfolder.write_table(stage, specs["results"], _sort_results(kept + rows))
+        _finish(stage, list(specs.values()), manifest["builder"]["parameters"], manifest["inputs"]["sha256"],
+                bool(manifest.get("demo")))
     return rows
 
 

@@ -43,8 +43,15 @@ def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) ->
 
 def write_report(folder: Path, components: list[dict], validation: list[dict], path: list[dict],
                  meta: Mapping[str, Any], inputs: Mapping[str, str]) -> None:
-    """Write the dataset folder and ``ipg.png``; ``meta`` holds model, task, command, settings and counts."""
-    hubfolder.reset_folder(folder)
+    """Write the dataset folder and ``ipg.png``; ``meta`` holds model, task, command, settings and counts.
+
+    Written into a hidden sibling that replaces ``folder`` once complete."""
+    with hubfolder.building(folder) as stage:
+        _write_report(stage, components, validation, path, meta, inputs)
+
+
+def _write_report(folder: Path, components: list[dict], validation: list[dict], path: list[dict],
+                  meta: Mapping[str, Any], inputs: Mapping[str, str]) -> None:
     specs = [hubfolder.ConfigSpec("components", COMPONENTS, "Components ranked by Integrated Policy Gradient, "
                                   "with baseline attributions.", default=True),
              hubfolder.ConfigSpec("validation", VALIDATION, "Outcome under ablation and amplification of the "
@@ -56,8 +63,8 @@ def write_report(folder: Path, components: list[dict], validation: list[dict], p
             "task_categories": ["text-generation"],
             "tags": ["interpretability", "attribution", "integrated-policy-gradient"]}
     hubfolder.write_card(folder, specs, card, card_body(components, validation, meta))
-    hubfolder.write_manifest(folder, specs, meta, inputs)
     plot(folder / "ipg.png", components, validation, path, title=card["pretty_name"])
+    hubfolder.write_manifest(folder, specs, meta, inputs)  # last: the folder is complete
 
 
 def card_body(components: list[dict], validation: list[dict], meta: Mapping[str, Any]) -> str:

@@ -1,10 +1,9 @@
 """The ``neurips26`` command line: the sub-command modules wired into one app.
 
 One module per command family: :mod:`.build` (``build <resource>``), :mod:`.datasets` (``query``, ``search``,
-``push``), :mod:`.evaluate` (``tasks``, ``eval``), :mod:`.diagnose` (``diagnose``); commands that live with their
-component (``generate``, ``submit``, ``leaderboard``, ``serve``, ``labelshift``, ``unlearn``, ``ipg`` and the
-sub-apps ``frameselect``, ``score``, ``rediff``, ``probe`` and ``gfm``) are only added here. Expected failures of
-every command become one line on stderr and exit code 2 (:mod:`.guard`); commands print rows with
+``push``), :mod:`.evaluate` (``tasks``, ``eval``), :mod:`.diagnose` (``diagnose``); commands and sub-apps that live
+with their component are only added here (the ``app.command`` and ``app.add_typer`` lines below). Expected failures
+of every command become one line on stderr and exit code 2 (:mod:`.guard`); commands print rows with
 :mod:`neurips26.output`.
 """
 
@@ -14,8 +13,11 @@ import typer
 
 from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
+from neurips26.methods.actions.cli import actions
 from neurips26.methods.diagnostics.cli import forensic, probe
 from neurips26.methods.frameselect.cli import frameselect
+from neurips26.methods.geometry.cli import geometry
+from neurips26.methods.holmes.cli import holmes
 from neurips26.methods.ipg.cli import ipg
 from neurips26.methods.labelshift.cli import labelshift
 from neurips26.methods.locus_analysis.cli import score
@@ -42,6 +44,9 @@ app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
 app.add_typer(probe, name="probe")  # neurips26 probe text|vision
 app.add_typer(forensic, name="gfm")  # neurips26 gfm train
+app.add_typer(geometry, name="geometry")  # neurips26 geometry eval|bench
+app.add_typer(holmes, name="holmes")  # neurips26 holmes run
+app.add_typer(actions, name="actions")  # neurips26 actions train|eval|compare|codecs|freeact
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 import typer.core
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer._click import Command, Context  # typer vendors click: its classes and exceptions live here
 from typer._click.exceptions import NoSuchOption
@@ -41,10 +42,10 @@ def run_build(resource: str, build: Callable[..., Any], raw: Path | None, out: P
         task = bar.add_task(f"building {resource}", total=None)
         report = build(raw=raw, out=out, workers=workers,
                        progress=lambda done, total: bar.update(task, completed=done, total=total), **options)
-    console.print(f"[green]built[/green] {out}: {report.summary()}", highlight=False)
+    console.print(f"[green]built[/green] {escape(str(out))}: {escape(report.summary())}", highlight=False)
     if getattr(report, "problems", 0):
-        console.print(f"see the errors config: neurips26 query \"SELECT * FROM {out.name}.errors\" --data {out.parent}",
-                      highlight=False)
+        console.print(escape(f"see the errors config: neurips26 query \"SELECT * FROM {out.name}.errors\" "
+                             f"--data {out.parent}"), highlight=False)
 
 
 def _plain(hint: Any) -> type | None:

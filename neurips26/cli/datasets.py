@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from neurips26.errors import UserError
 from neurips26.hub import files_to_push
@@ -14,7 +15,7 @@ from neurips26.hubfolder import built_folder
 from neurips26.output import Format, FormatOpt, console, emit
 from neurips26.search import Filters
 from neurips26.search import search as run_search
-from neurips26.sql import dataset_folders, run_query
+from neurips26.sql import Limits, dataset_folders, run_query
 
 DataOpt = Annotated[Path, typer.Option("--data", help="Folder holding the built dataset folders.")]
 
@@ -24,9 +25,12 @@ def query(
     data: DataOpt = Path("."),
     max_width: Annotated[int, typer.Option(help="Table format: cut cells longer than this.")] = 80,
     format: FormatOpt = Format.table,
+    timeout: Annotated[float, typer.Option(min=0, help="Stop the query after this many seconds (0: never).")] = 300,
+    memory: Annotated[str, typer.Option(help="DuckDB memory limit, e.g. 4GB.")] = "4GB",
 ) -> None:
     """Run read-only SQL over the built datasets with DuckDB."""
-    emit(run_query(sql, dataset_folders(data)), format, max_width=max_width)
+    emit(run_query(sql, dataset_folders(data), Limits(timeout_s=timeout or None, memory=memory)), format,
+         max_width=max_width)
 
 
 def search(
@@ -57,8 +61,8 @@ def push(
     files = files_to_push(folder)
     if dry_run:
         for path, size in files:
-            console.print(f"{size:>12,}  {path}", highlight=False)
-        console.print(f"{sum(s for _, s in files):>12,}  total, {len(files)} files -> "
-                      f"https://huggingface.co/datasets/{repo} (dry run: nothing uploaded)")
+            console.print(Text(f"{size:>12,}  {path}"), highlight=False)
+        console.print(Text(f"{sum(s for _, s in files):>12,}  total, {len(files)} files -> "
+                           f"https://huggingface.co/datasets/{repo} (dry run: nothing uploaded)"))
         return
-    console.print(run_push(folder, repo, private=private))
+    console.print(Text(str(run_push(folder, repo, private=private))))

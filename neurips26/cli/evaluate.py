@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from neurips26 import models
 from neurips26.errors import UserError
@@ -77,10 +78,10 @@ def eval_(
     for column in ("task", "metric", "value", "stderr", "n"):
         table.add_column(column)
     for row in summarise(parse_run(run.results)):
-        table.add_row(row["task"], row["metric"], f"{row['value']:.4f}",
+        table.add_row(Text(str(row["task"])), Text(str(row["metric"])), f"{row['value']:.4f}",
                       "" if row["stderr"] is None else f"{row['stderr']:.4f}", str(row["n"] or ""))
     console.print(table)
-    console.print(f"results: {run.results_file}", highlight=False)
+    console.print(Text(f"results: {run.results_file}"), highlight=False)
     if submit:
         submit_results(run.results_file, run.samples_files,
                        model=models.DEFAULT_MODEL_ID if embedded else parse_model_args(model_args)

@@ -1,11 +1,10 @@
-"""A built folder as a whole: its manifest, resetting it for a rebuild, reading it back, adding a config,
+"""A built folder as a whole: its manifest, reading it back, adding a config (atomically),
 and finding it (with its provenance) under the data root."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from neurips26.errors import UserError
 from .card import write_card
 from .croissant import write_croissant
 from .shards import ROW_GROUP_ROWS, ConfigSpec, Shard, SplitWriter
+from .staging import building, is_staging
 
 
 def write_manifest(folder: Path, configs: list[ConfigSpec], builder: Mapping[str, Any],
@@ -40,21 +40,6 @@ def write_manifest(folder: Path, configs: list[ConfigSpec], builder: Mapping[str
     }
     (folder / settings.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
-
-
-def reset_folder(folder: Path) -> None:
-    """Remove what an earlier build wrote (data/, card, metadata) and nothing else.
-
-    Refuses a non-empty folder that is not an earlier build (no manifest.json),
-    so a mistyped ``--out`` never deletes anything of the user's.
-    """
-    if folder.exists() and any(folder.iterdir()) and not (folder / "manifest.json").is_file():
-        raise FileExistsError(f"{folder}: exists, is not empty and is not a dataset folder built here "
-                              "(no manifest.json); choose an empty or new --out")
-    shutil.rmtree(folder / "data", ignore_errors=True)
-    for name in ("README.md", "croissant.json", "manifest.json", "build_report.json"):
-        (folder / name).unlink(missing_ok=True)
-    folder.mkdir(parents=True, exist_ok=True)
 
 
 def read_table(folder: Path, config: str, columns: list[str] | None = None, split: str = "train") -> pa.Table | None:
@@ -85,10 +70,22 @@ def read_configs(folder: Path) -> list[ConfigSpec]:
 def add_config(folder: Path, spec: ConfigSpec, table: pa.Table, meta: Mapping[str, Any],
                split: str = "train") -> None:
     """Add (or replace) one config in an existing built folder: its shards, then the manifest, the card's
-    YAML header and config table, and the Croissant file, so the folder stays one consistent release."""
+    YAML header and config table, and the Croissant file, so the folder stays one consistent release.
+
+    The change is atomic: it is made in a copy (shards hard-linked) that replaces the folder when complete.
+    A folder that is itself a build in progress (a staging folder) is changed in place.
+    """
     folder = Path(folder)
     if not (folder / "manifest.json").is_file():
         raise FileNotFoundError(f"{folder}: not a built dataset folder (no manifest.json)")
+    if is_staging(folder):
+        _add_config(folder, spec, table, meta, split)
+        return
+    with building(folder, keep=True) as stage:
+        _add_config(stage, spec, table, meta, split)
+
+
+def _add_config(folder: Path, spec: ConfigSpec, table: pa.Table, meta: Mapping[str, Any], split: str) -> None:
     configs = [c for c in read_configs(folder) if c.name != spec.name]
     writer = SplitWriter(folder, spec.name, spec.schema, split)
     for batch in table.cast(spec.schema).to_batches(max_chunksize=ROW_GROUP_ROWS):
@@ -120,6 +117,9 @@ def built_folder(resource: str, root: Path | None = None) -> Path:
     """
     base = Path(root) if root is not None else settings.data_root()
     folder = base / resource
+    if not (folder / settings.MANIFEST).is_file() and folder.is_dir():
+        raise UserError(f"{folder.resolve()} is not a complete build (no {settings.MANIFEST}: an interrupted "
+                        f"build of an older version): rebuild it with `neurips26 build {resource}`")
     if not (folder / settings.MANIFEST).is_file():
         raise UserError(f"no built {resource} folder under {base.resolve()}: run `neurips26 build {resource}` "
                         "(or set NEURIPS26_DATA / pass --data)")

@@ -1,7 +1,7 @@
 """Parquet shards of one (config, split): bounded, deterministic, zstd-compressed, with their digests.
 
 Shards are cut at a fixed row-group size and a byte budget and carry no timestamps, so rebuilding from the
-same inputs gives identical bytes.
+same inputs gives identical bytes, however the rows were batched on the way in.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROW_GROUP_ROWS = 8_192
@@ -40,7 +42,13 @@ class Shard:
 
 @dataclass
 class SplitWriter:
-    """Streams rows of one (config, split) into bounded, deterministic Parquet shards."""
+    """Streams one (config, split) into bounded, deterministic Parquet shards.
+
+    Arrow-native: :meth:`write_batch` takes record batches as they come; rows are cut into row groups of
+    ``row_group_rows`` rows (fewer when the row group's strings reach ``ROW_GROUP_BYTES``) and shards at
+    ``shard_bytes`` on disk, so the bytes written do not depend on how the rows were batched. :meth:`write` and
+    :meth:`write_all` take dict rows and build the columns from them a row group at a time.
+    """
 
     folder: Path
     config: str
@@ -48,8 +56,10 @@ class SplitWriter:
     split: str = "train"
     shard_bytes: int = SHARD_BYTES
     row_group_rows: int = ROW_GROUP_ROWS
-    _buffer: list[dict[str, Any]] = field(default_factory=list)
-    _buffer_bytes: int = 0
+    _batches: list[pa.RecordBatch] = field(default_factory=list)
+    _rows: int = 0
+    _bytes: int = 0  # string bytes buffered
+    _pending: list[Mapping[str, Any]] = field(default_factory=list)  # dict rows not yet made a batch
     _writer: pq.ParquetWriter | None = None
     _parts: list[Path] = field(default_factory=list)
     _rows_in_part: list[int] = field(default_factory=list)
@@ -61,37 +71,83 @@ class SplitWriter:
         for old in self.directory.glob(f".{self.split}-part*"):
             old.unlink()
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._strings = [n for n in self.schema.names
+                         if pa.types.is_string(self.schema.field(n).type)
+                         or pa.types.is_large_string(self.schema.field(n).type)]
+
+    def write_batch(self, batch: pa.RecordBatch | pa.Table) -> None:
+        """Append rows given as an Arrow batch or table (columns by name; cast to the schema)."""
+        self._take_pending()
+        self._append(batch)
 
     def write(self, row: Mapping[str, Any]) -> None:
-        self._buffer.append(dict(row))
-        self._buffer_bytes += sum(len(v) for v in row.values() if isinstance(v, str))
-        if len(self._buffer) >= self.row_group_rows or self._buffer_bytes >= ROW_GROUP_BYTES:
-            self._flush()
+        """Append one dict row (missing keys are null)."""
+        self._pending.append(row)
+        if len(self._pending) >= self.row_group_rows:
+            self._take_pending()
 
     def write_all(self, rows: Iterable[Mapping[str, Any]]) -> None:
         for row in rows:
             self.write(row)
 
-    def _flush(self) -> None:
-        if not self._buffer and self._writer is not None:
+    def _take_pending(self) -> None:
+        if self._pending:
+            rows, self._pending = self._pending, []
+            self._append(pa.RecordBatch.from_pydict({n: [r.get(n) for r in rows] for n in self.schema.names},
+                                                    schema=self.schema))
+
+    def _append(self, batch: pa.RecordBatch | pa.Table) -> None:
+        if not batch.num_rows:
             return
+        if not batch.schema.equals(self.schema):
+            batch = batch.select(self.schema.names).cast(self.schema)
+        for b in batch.to_batches() if isinstance(batch, pa.Table) else [batch]:
+            self._batches.append(b)
+            self._rows += b.num_rows
+            self._bytes += self._string_bytes(b)
+        while self._rows >= self.row_group_rows or self._bytes >= ROW_GROUP_BYTES:
+            self._write_group()
+
+    def _string_bytes(self, data: pa.RecordBatch | pa.Table) -> int:
+        return sum(pc.sum(pc.binary_length(data.column(n))).as_py() or 0 for n in self._strings)
+
+    def _row_sizes(self, table: pa.Table) -> np.ndarray:
+        sizes = np.zeros(table.num_rows, dtype=np.int64)
+        for n in self._strings:
+            sizes += pc.fill_null(pc.binary_length(table.column(n)), 0).to_numpy()
+        return sizes
+
+    def _write_group(self) -> None:
+        """Write the next row group: ``row_group_rows`` rows, or up to the row whose strings pass the byte cap."""
+        table = pa.Table.from_batches(self._batches, schema=self.schema)
+        n = min(self.row_group_rows, table.num_rows)
+        if self._bytes >= ROW_GROUP_BYTES:
+            over = np.flatnonzero(np.cumsum(self._row_sizes(table.slice(0, n))) >= ROW_GROUP_BYTES)
+            n = int(over[0]) + 1 if len(over) else n
+        self._write_table(table.slice(0, n).combine_chunks())
+        rest = table.slice(n)
+        self._batches, self._rows = rest.to_batches(), rest.num_rows
+        self._bytes = self._string_bytes(rest)
+
+    def _write_table(self, table: pa.Table) -> None:
         if self._writer is None:
             part = self.directory / f".{self.split}-part{len(self._parts):05d}"
             self._parts.append(part)
             self._rows_in_part.append(0)
             self._writer = pq.ParquetWriter(part, self.schema, compression="zstd", compression_level=6)
-        table = pa.Table.from_pylist(self._buffer, schema=self.schema)
-        self._writer.write_table(table, row_group_size=len(self._buffer) or 1)
-        self._rows_in_part[-1] += len(self._buffer)
-        self._buffer, self._buffer_bytes = [], 0
+        self._writer.write_table(table, row_group_size=table.num_rows or 1)
+        self._rows_in_part[-1] += table.num_rows
         if self._parts[-1].stat().st_size >= self.shard_bytes:
             self._writer.close()
             self._writer = None
 
     def close(self) -> list[Shard]:
         """Finish the last shard and give the shards their final Hub names."""
-        if self._buffer or not self._parts:
-            self._flush()
+        self._take_pending()
+        while self._rows:
+            self._write_group()
+        if not self._parts:
+            self._write_table(self.schema.empty_table())
         if self._writer is not None:
             self._writer.close()
             self._writer = None

@@ -3,12 +3,14 @@
 One module per format (``dc_xml``, ``html_toc``, ``municode``, ``pdf``, ``tei``). Each module defines a
 parser and registers it on :data:`FORMATS` with the decorator
 ``@FORMATS.register("municode-text", sniff=..., extensions=(".txt",))``; :func:`detect` picks the parser
-from the file's content (the extension is only a hint used to order the candidates).
+from the file's whole content (the extension is only a hint used to order the candidates): a sniffer gets
+every byte, so a code whose front matter runs longer than any fixed head is still recognised. A sniffer that
+only needs the start (an XML root, a magic number) looks at :data:`SNIFF_BYTES` itself.
 
 A parser receives the file and a :class:`Folder` (its jurisdiction folder, for companion files such as a
-table of contents) and yields :class:`Section` objects in document order. It raises :class:`FormatError`
-when the file turns out not to be what it claimed; the builder then rejects the whole file, so a file is
-never half-parsed.
+table of contents, and :meth:`Folder.warn` for a record-level warning such as a recovered XML parse) and
+yields :class:`Section` objects in document order. It raises :class:`FormatError` when the file turns out not
+to be what it claimed; the builder then rejects the whole file, so a file is never half-parsed.
 
 Companion formats (a JSON table of contents, the D.C. ``index.xml``) are registered with
 ``companion=True``: they are recognised and counted as parsed, yield no sections, and are read by the
@@ -18,6 +20,7 @@ parsers that need them.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +31,9 @@ from neurips26.registry import Registry
 
 STATUSES = ("active", "repealed", "reserved")
 SNIFF_BYTES = 64 * 1024
-MODULES = tuple(f"neurips26.corpora.locus.formats.{m}" for m in ("dc_xml", "html_toc", "municode", "pdf", "tei"))
+MODULES = tuple(f"neurips26.corpora.locus.formats.{m}"
+                for m in ("dc_xml", "html_toc", "municode", "pdf", "tei", "word"))
+OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # Compound File Binary (Word 97-2003, Excel, ...)
 
 
 class FormatError(UserError):
@@ -53,6 +58,11 @@ class Folder:
     """A jurisdiction folder, with cached access to companion files."""
 
     root: Path
+    warnings: list[tuple[Path, str]] = field(default_factory=list)  # (file, message), for the errors config
+
+    def warn(self, path: Path, message: str) -> None:
+        """Record a record-level warning about ``path`` (the file is still used)."""
+        self.warnings.append((path, message))
 
     @functools.cache  # noqa: B019 - one Folder per jurisdiction, short-lived
     def read_bytes(self, relative: str) -> bytes | None:
@@ -80,7 +90,7 @@ class Format:
     """A registered format: its parser and what :data:`FORMATS` keeps beside it."""
 
     name: str
-    sniff: Sniffer  # True when the first bytes (up to SNIFF_BYTES) look like this format
+    sniff: Sniffer  # True when the file's content (all of it) looks like this format
     parse: Parser
     extensions: tuple[str, ...] = ()
     companion: bool = False
@@ -92,19 +102,48 @@ def get_format(name: str) -> Format:
     return Format(name, parse=parse, **FORMATS.info(name))
 
 
-def detect(path: Path) -> Format:
-    """The format of ``path``, from its content; FormatError names why none fits."""
-    head = path.read_bytes()[:SNIFF_BYTES] if path.stat().st_size else b""
-    if not head.strip():
+def detect(path: Path, data: bytes | None = None) -> Format:
+    """The format of ``path`` from its whole content (``data`` when already read); FormatError names why none
+    fits and what the file looked like."""
+    if data is None:
+        data = path.read_bytes()
+    if not data.strip():
         raise FormatError("empty file")
     suffix = path.suffix.lower()
     candidates = sorted((get_format(name) for name in FORMATS.names()), key=lambda f: suffix not in f.extensions)
     for fmt in candidates:
-        if fmt.sniff(head, path):
+        if fmt.sniff(data, path):
             return fmt
+    raise FormatError(f"content matches no supported format ({', '.join(FORMATS.names())}); it looks like "
+                      f"{describe(data)}")
+
+
+_TITLE = re.compile(rb"<title[^>]*>\s*([^<]{1,80})", re.IGNORECASE)
+_XML_ROOT = re.compile(rb"<([A-Za-z_][\w.:-]*)[\s>/]")
+
+
+def describe(data: bytes) -> str:
+    """What a file looks like, in a few words, for the report of a file no format understood."""
+    head = data[:SNIFF_BYTES]
+    if head.startswith(OLE2_MAGIC):
+        return "an OLE2 compound file (Word 97-2003, Excel or similar) without a WordDocument stream"
+    if head.startswith(b"PK\x03\x04"):
+        return "a ZIP archive (not a Word .docx: no word/document.xml)"
+    if head.startswith(b"%PDF-"):
+        return "a PDF"
     if b"\x00" in head[:4096]:
-        raise FormatError("binary content in no supported format")
-    raise FormatError("content matches no supported format (" + ", ".join(FORMATS.names()) + ")")
+        return f"binary data (first bytes {head[:8].hex(' ')})"
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if re.match(r"(?:<!doctype html|<html)", text, re.IGNORECASE):
+        title = _TITLE.search(head)
+        return "an HTML page" + (f" titled {title[1].decode('utf-8', 'replace').strip()!r}" if title else "")
+    if text.startswith("<"):
+        roots = [m.decode() for m in _XML_ROOT.findall(head[:4096]) if not m.startswith((b"?", b"!"))]
+        return f"XML with root <{roots[0]}>" if roots else "markup"
+    if text.startswith(("{", "[")):
+        return "JSON"
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return f"text without a section line (`Sec. <number>. - <heading>`); first line {first[:80]!r}"
 
 
 def decode_text(data: bytes, path: Path) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .base import FORMATS, Folder, FormatError, Section
+from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
 
 NS = "https://code.dccouncil.us/schemas/dc-library"
 XI = "http://www.w3.org/2001/XInclude"
@@ -178,7 +178,7 @@ def _path_of(path: Path, folder: Folder) -> list[str]:
 
 
 def _sniff_section(head: bytes, path: Path) -> bool:
-    return _root_tag(head) == f"{{{NS}}}section"
+    return _root_tag(head[:SNIFF_BYTES]) == f"{{{NS}}}section"
 
 
 @FORMATS.register("dc-code-xml", sniff=_sniff_section, extensions=(".xml",))
@@ -214,7 +214,7 @@ def parse_section(path: Path, folder: Folder) -> Iterator[Section]:
 
 
 def _sniff_index(head: bytes, path: Path) -> bool:
-    return _root_tag(head) == f"{{{NS}}}container"
+    return _root_tag(head[:SNIFF_BYTES]) == f"{{{NS}}}container"
 
 
 @FORMATS.register("dc-code-index", sniff=_sniff_index, extensions=(".xml",), companion=True)

@@ -14,7 +14,9 @@ Two flavours reach us, and :func:`sections_from_text` reads both:
 Rules: lines before the first section line are front matter. Heading lines
 (``PART II - ...``, ``Chapter 2 - ...``, ``ARTICLE IV. - ...``, ``DIVISION 1. - ...``)
 build ``path``; the footnotes that follow a heading belong to no section.
-``Secs. 2-3—2-22. - Reserved.`` is one reserved section. Fairmount's charter
+``Secs. 2-3—2-22. - Reserved.`` is one reserved section. Municode's three-factor numbering
+(``2.12.010 - Heading.`` under ``Title 2 - NAME`` and ``Chapter 2.12 - NAME``; a charter's
+``SECTION 1.10. - Heading``) is read the same way. Fairmount's charter
 numbers its sections ``Section 1.10. - ...`` and Baldwin County brackets one
 (``[Sec. 4.3. - Reserved.]``): both are section lines too. Parenthesised
 ordinance/code citations become ``history``; ``Cross reference—`` and
@@ -34,9 +36,11 @@ from pathlib import Path
 from .base import FORMATS, Folder, FormatError, Section, decode_text
 
 SECTION_LINE = re.compile(
-    r"(?P<open>\[)?(?:Secs?\.|Section) "
-    r"(?P<number>[0-9A-Za-z][0-9A-Za-z.\-—–]*?(?:, [0-9A-Za-z][0-9A-Za-z.\-—–]*?)*)\. -(?: (?P<rest>.*))?"
-)
+    r"(?P<open>\[)?(?:(?:Secs?\.|Section|SECTION) "
+    r"(?P<number>[0-9A-Za-z][0-9A-Za-z.\-—–]*?(?:, [0-9A-Za-z][0-9A-Za-z.\-—–]*?)*)\. -"
+    r"|(?P<decimal>\d+[A-Z]?\.\d+[A-Z]?\.\d+[A-Z]?(?:\.\d+)?)\.? -)(?: (?P<rest>.*))?"
+)  # `Sec. 1-5.11. - `, `Section 1.10. - `, `SECTION 1.10. - `, or three-factor `2.12.010 - `
+_SNIFF = re.compile(r"(?:^|[\r\n])[ \t\u00a0]*(?=\[?(?:Secs?\.|Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d))")
 _NUM = r"[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*"
 _KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
           "division": 4, "subdivision": 5}
@@ -45,10 +49,11 @@ HEADING_LINE = re.compile(  # ARTICLE IV. - TITLE / [ARTICLE VIII.] - TITLE / CH
     rf"\[?(?P<kind>{_KIND}) (?P<num>{_NUM})\.?\]? - (?P<title>\S.*)")
 _BARE_HEADING = re.compile(rf"(?P<kind>ARTICLE|DIVISION|CHAPTER) - (?P<num>{_NUM})\.?")  # title on next line
 _ROMAN_HEADING = re.compile(r"(?P<num>[IVXLC]+) - - (?P<title>[^a-z]+)")  # Edison's appendix articles
+_HEADING_START = re.compile(  # what every heading line starts with: a cheap test before the full ones
+    rf"[\s\u00a0\u200b\ufeff]*(?:\[?(?:{_KIND})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s)")
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
-_SPACES = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
 _LIST_MARKER = re.compile(r"•|(?:•\s*)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)")
 _PAGE_NUMBER = re.compile(r"(?:page )?(\d{1,5}) ?(?:/|of) ?(\d{1,5})", re.IGNORECASE)
@@ -77,7 +82,9 @@ _KEEP_FINAL_PERIOD = ("etc.", "Inc.", "Co.", "Corp.", "Ltd.", "Jr.", "Sr.", "No.
 
 def normalize(line: str) -> str:
     """One line with invisible characters removed and any run of spaces (tabs, em spaces) as one space."""
-    return _SPACES.sub(" ", _INVISIBLE.sub("", line)).strip()
+    if line.isprintable():  # the common case: no control, format or non-space whitespace character
+        return " ".join(line.split())
+    return " ".join(_INVISIBLE.sub("", line).split())  # str.split() splits on what \s matches
 
 
 def split_heading(rest: str) -> tuple[str, str]:
@@ -102,6 +109,8 @@ def clean_heading(heading: str) -> str:
 
 def heading_level(line: str) -> tuple[int, str] | None:
     """(level, cleaned text) when ``line`` is a PART/Chapter/ARTICLE/... heading (0 = outermost)."""
+    if not _HEADING_START.match(line):
+        return None
     line = _FOOTNOTE_TAIL.sub("", normalize(line))
     if len(line) > 300:
         return None
@@ -212,7 +221,7 @@ class Assembler:
         if m["open"] and rest.rstrip().endswith("]"):
             rest = rest.rstrip()[:-1]
         heading, spill = split_heading(rest)
-        number = normalize(m["number"])
+        number = normalize(m["number"] or m["decimal"])
         self._open = _Open(number, clean_heading(heading), [h for _, h in self.path],
                            reserved_range=m.group().lstrip("[").startswith("Secs.") or "—" in number)
         if spill.strip():
@@ -285,14 +294,18 @@ def sections_from_text(text: str) -> list[Section]:
     return assembler.finish()
 
 
-def sniff(head: bytes, path: Path) -> bool:
-    """Text (not markup, not binary) with a ``Sec. <number>. - `` line."""
-    if b"\x00" in head or head.startswith(b"%PDF-"):
+def sniff(data: bytes, path: Path) -> bool:
+    """Text (not markup, not binary) with a section line anywhere in it (front matter can run long)."""
+    if b"\x00" in data[:4096] or data.startswith(b"%PDF-"):
         return False
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     if text.startswith("<"):
         return False
-    return any(SECTION_LINE.match(line.strip()) for line in text.splitlines())
+    for m in _SNIFF.finditer(text):
+        end = text.find("\n", m.end())
+        if SECTION_LINE.match(text[m.end(): None if end < 0 else end].replace("\r", "\n").split("\n")[0].strip()):
+            return True
+    return False
 
 
 @FORMATS.register("municode-text", sniff=sniff, extensions=(".txt",))

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from lxml import etree
 
-from .base import FORMATS, Folder, FormatError, Section
+from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
 from .municode import Assembler, text_lines
 
 TEI = "http://www.tei-c.org/ns/1.0"
 FRONT_MATTER = {"cover-info", "preface", "front", "toc", "index"}
+RECOVERED = "recovered"  # marks the warning of a recovered parse; the builder looks for it
 _LEVEL_BY_TYPE = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "division": 4,
                   "subdivision": 5}
 
@@ -36,15 +37,23 @@ def _root_tag(head: bytes) -> str | None:
 
 
 def sniff(head: bytes, path: Path) -> bool:
-    return _root_tag(head) == f"{{{TEI}}}TEI"
+    return _root_tag(head[:SNIFF_BYTES]) == f"{{{TEI}}}TEI"
 
 
-def _load(path: Path) -> etree._Element:
+def _load(path: Path) -> tuple[etree._Element, str | None]:
+    """The document's root; malformed XML (a bare ``&``, a stray tag, a cut-off end) is read again with
+    lxml's recovering parser and a record-level warning, since one bad character must not cost a whole code.
+    Returns the root and, for a recovered parse, what was malformed. The builder then prefers a text twin's
+    version of any section the recovery lost (see ``corpora/locus/twins.py``)."""
+    data = path.read_bytes()
     try:
-        return etree.fromstring(path.read_bytes(), etree.XMLParser(resolve_entities=False, no_network=True))
+        return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True)), None
     except etree.XMLSyntaxError as exc:
-        reason = re.sub(r",? line \d+, column \d+$", "", exc.msg or str(exc))
-        raise FormatError(f"malformed XML at line {exc.lineno}: {reason}") from None
+        where = f"malformed XML at line {exc.lineno}: " + re.sub(r",? line \d+, column \d+$", "", exc.msg or str(exc))
+    root = etree.fromstring(data, etree.XMLParser(recover=True, resolve_entities=False, no_network=True))
+    if root is None:
+        raise FormatError(f"{where} (nothing recoverable)")
+    return root, where
 
 
 def _walk(div: etree._Element, assembler: Assembler) -> None:
@@ -65,7 +74,17 @@ def _walk(div: etree._Element, assembler: Assembler) -> None:
 @FORMATS.register("tei-xml", sniff=sniff, extensions=(".xml",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a TEI-XML code (see the module doc)."""
-    root = _load(path)
+    root, malformed = _load(path)
+    try:
+        sections = _sections(root)
+    except FormatError as exc:
+        raise FormatError(f"{malformed}; after recovery: {exc}" if malformed else str(exc)) from None
+    if malformed:
+        folder.warn(path, f"{malformed}; read with a recovering XML parser ({RECOVERED})")
+    yield from sections
+
+
+def _sections(root: etree._Element) -> list[Section]:
     if root.tag != f"{{{TEI}}}TEI":
         raise FormatError(f"root element is {etree.QName(root).localname}, not TEI")
     body = root.find(f"{{{TEI}}}text/{{{TEI}}}body")
@@ -73,4 +92,4 @@ def parse(path: Path, folder: Folder) -> Iterator[Section]:
         raise FormatError("TEI without <text><body>")
     assembler = Assembler()
     _walk(body, assembler)
-    yield from assembler.finish()
+    return assembler.finish()

@@ -6,6 +6,7 @@ Add one: a module here with ``@SELECTORS.register("name", needs=(...))`` on
 
 from . import (  # noqa: F401
     aks,
+    bgrpo,
     bolt,
     clustering,
     coverage,

@@ -1,0 +1,56 @@
+"""The Ray engine of the LOCUS build (``neurips26 build locus --engine ray [--address ADDR]``).
+
+Each jurisdiction is parsed (its PDFs OCR'd) as one Ray task, on a local Ray instance or on any Ray cluster;
+the driver takes the results back in jurisdiction order and writes the shards with the same writer as the
+local engine, so both engines give byte-identical folders. At most ``2 x`` the cluster's CPUs tasks are in
+flight, so the driver holds a bounded number of parsed codes whatever the corpus size.
+
+On a cluster, every node needs this package installed and the raw folder at the same path (a shared file
+system); only the parsed sections travel back to the driver.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+
+from .raw import parse_code
+from .records import CodeResult, Jurisdiction
+
+ENGINES = ("local", "ray")
+
+
+def _parse(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
+    return parse_code(raw, jurisdiction)
+
+
+def run(jobs: list[tuple[Path, Jurisdiction]], workers: int, address: str | None = None) -> Iterator[CodeResult]:
+    """Parse the jurisdictions as Ray tasks; yield their results in ``jobs`` order.
+
+    Joins the cluster at ``address`` (``auto``: the one this machine belongs to), else an already started Ray,
+    else starts a local instance with ``workers`` CPUs, which it shuts down at the end.
+    """
+    import ray  # heavy; only the Ray engine needs it
+
+    started = not ray.is_initialized()
+    if started:
+        options = {"address": address} if address else {"num_cpus": max(1, workers)}
+        ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        task = ray.remote(num_cpus=1, max_retries=2)(_parse)
+        window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        pending: deque = deque()
+        todo = iter(jobs)
+        for job in todo:
+            pending.append(task.remote(*job))
+            if len(pending) >= window:
+                break
+        while pending:
+            result = ray.get(pending.popleft())
+            if (job := next(todo, None)) is not None:
+                pending.append(task.remote(*job))
+            yield result
+    finally:
+        if started:
+            ray.shutdown()

@@ -1,0 +1,1 @@
+"""Robot action learning on PushT: action codecs, flow-matching policies (FAFM), evaluators and FreeAct."""
