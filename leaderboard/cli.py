@@ -75,6 +75,11 @@ def submit(
     if entry.status == "UNRANKED":
         console.print("stored, shown on its model page, but not ranked: the run differs from the task protocols",
                       highlight=False)
+    from neurips26.leaderboard.diagnosis import signatures  # lazy: the diagnostics load only when run
+
+    firing = sorted({r["signature"] for r in signatures(Store(store), entry.id) if r["fires"]})
+    console.print(f"failure signatures: {escape(', '.join(firing) or 'none fires')}; "
+                  f"see: neurips26 leaderboard --signatures {entry.id}", highlight=False)
 
 
 def leaderboard(
@@ -84,8 +89,11 @@ def leaderboard(
     group: Annotated[str | None, typer.Option(help="Only the tasks of this group, e.g. locus.")] = None,
     format: Annotated[str, typer.Option("--format", help="table, json or csv (json and csv: the ranked rows; json "
                                                          "also the definition and the tasks left out).")] = "table",
+    signatures: Annotated[int | None, typer.Option(help="Instead: the failure signatures of submission ID.")] = None,
+    against: Annotated[int | None, typer.Option(help="With --signatures: compare with submission ID.")] = None,
 ) -> None:
-    """Print the leaderboard: scores with 95% intervals and the ranks each model could hold."""
+    """Print the leaderboard: scores with 95% intervals and the ranks each model could hold (or, with --signatures,
+    how one submission fails)."""
     from neurips26.leaderboard.ranking import OVERALL_DEFINITION, left_out, scope  # lazy: numpy, DuckDB
     from neurips26.leaderboard.ranking import leaderboard as ranked  # lazy: as above
     from neurips26.leaderboard.store import Store  # lazy: as above
@@ -94,6 +102,9 @@ def leaderboard(
     if format not in ("table", "json", "csv"):
         raise UserError(f"--format {format!r}: choose table, json or csv")
     board = Store(store)
+    if signatures is not None:
+        _print_signatures(board, signatures, against, format)
+        return
     table = ranked(board, task=task, group=group)
     rows = table.slice(0, limit).to_pylist()
     names = scope(board.tasks, task, group, board.groups)
@@ -138,6 +149,23 @@ def leaderboard(
                     f"{row['score']:.3f}", f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]", str(row["n"]),
                     f"#{row['submission_id']}", *([] if task else [str(row["n_tasks"])]))
     console.print(out)
+
+
+def _print_signatures(board: Any, entry_id: int, against: int | None, fmt: str) -> None:
+    from neurips26.leaderboard import diagnosis  # lazy: the diagnostics load only when run
+
+    from neurips26.output import emit  # lazy: as above
+
+    if against is not None:
+        rows = [r for r in diagnosis.compare(board, entry_id, against) if r["a_fires"] or r["b_fires"]
+                or r["significant"]]
+        emit(rows, fmt, title=f"failure signatures: #{entry_id} (a) against #{against} (b)", max_width=160)
+        return
+    rows = diagnosis.signatures(board, entry_id)
+    shown = [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items() if k not in ("examples", "model")}
+             for r in rows if r["fires"] or fmt != "table"]
+    emit(shown, fmt, title=f"failure signatures of submission #{entry_id} ({len(shown)} firing of {len(rows)})",
+         max_width=160)
 
 
 def human(count: int | None) -> str:

@@ -68,6 +68,7 @@ class Entry:
     duplicate_of: int | None = None  # set on the answer to a duplicate submission: the id of the entry it matched
     results_sha256: str = ""  # "" when the file was over the size limit (not kept)
     samples_sha256: tuple[str, ...] = ()
+    samples_names: tuple[str, ...] = ()  # the samples files' names, in the order of samples_sha256
     config_hash: str | None = None
     lm_eval_version: str | None = None
 
@@ -180,10 +181,11 @@ def entries(con: duckdb.DuckDBPyConnection, where: str = "", params: list | None
     rows = con.execute(f"""
         WITH m AS (SELECT * FROM submissions m {where})
         SELECT m.id, c.status, c.reason, m.model_id, m.revision, m.precision, m.params, m.license, m.model_type,
-               m.submitter, m.submitted_at, m.results_sha256, m.samples_sha256, m.config_hash, m.lm_eval_version
+               m.submitter, m.submitted_at, m.results_sha256, m.samples_sha256, m.config_hash, m.lm_eval_version,
+               m.samples_names
         FROM m JOIN {current("SELECT id FROM m")} c ON c.submission_id = m.id {status}
         ORDER BY m.id DESC""", params or []).fetchall()
     return [Entry(id=r[0], status=r[1], reason=r[2], model_id=r[3], revision=r[4], precision=r[5], params=r[6],
                   license=r[7], model_type=r[8], submitter=r[9], submitted_at=r[10].replace(tzinfo=UTC),
                   results_sha256=r[11] or "", samples_sha256=tuple(r[12] or ()), config_hash=r[13],
-                  lm_eval_version=r[14]) for r in rows]
+                  lm_eval_version=r[14], samples_names=tuple(r[15] or ())) for r in rows]

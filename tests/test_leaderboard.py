@@ -707,3 +707,17 @@ def test_submit_and_leaderboard_commands(tmp_path: Path, real: dict[str, Any], b
     assert isinstance(result.exception, UnknownNameError) and "unknown task 'mmlu'" in str(result.exception)
 
 
+
+
+def test_failure_signatures_are_kept_with_a_submission(store: Store, real: dict[str, Any]) -> None:
+    """The signature table of a stored run comes from its kept files, is written once, and compares."""
+    from neurips26.leaderboard import diagnosis
+
+    entry = store.submit(real["file"], meta(real), both(real))
+    rows = diagnosis.signatures(store, entry.id)
+    assert {r["task"] for r in rows} == set(TASKS)
+    assert {"empty", "truncated"} <= {r["signature"] for r in rows if r["task"] == "locus_catchline"}
+    assert all(0 <= r["low"] <= r["rate"] <= r["high"] <= 1 and r["n"] == 2 for r in rows)
+    kept = store.root / "signatures" / f"{entry.id}.json"
+    assert json.loads(kept.read_text())["signatures"] == rows == diagnosis.compute(store, entry.id)
+    assert all(r["difference"] == 0 for r in diagnosis.compare(store, entry.id, entry.id))

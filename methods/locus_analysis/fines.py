@@ -40,7 +40,7 @@ JAIL = re.compile(r"\b(jail|imprison\w*|incarcerat\w*|prison)\b", re.I)  # "conf
 TERM = re.compile(rf"\b(\d+|{_WORDS})(?:\s*\((\d+)\))?\s+(days?|months?|years?)\b", re.I)
 UNIT_DAYS = {"day": 1, "month": 30, "year": 365}
 JAIL_WINDOW = 100  # characters either side of a jail word in which a term counts
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 
 
 @dataclass
@@ -79,7 +79,7 @@ def _number(text: str) -> int:
 
 
 def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+    return [s for s in SENTENCE_BREAK.split(" ".join(text.split())) if s]
 
 
 def amounts(sentence: str) -> list[float]:

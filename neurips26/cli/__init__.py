@@ -14,6 +14,7 @@ import typer
 from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
 from neurips26.methods.actions.cli import actions
+from neurips26.methods.diagnostics.cli import forensic, probe
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.geometry.cli import geometry
 from neurips26.methods.holmes.cli import holmes
@@ -26,13 +27,14 @@ from neurips26.space.serve import serve
 
 from .build import build_app
 from .datasets import push, query, search
+from .diagnose import diagnose
 from .evaluate import eval_, tasks
 from .guard import GuardedGroup
 
 app = typer.Typer(cls=GuardedGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="Hub-ready datasets, lm-eval tasks and a leaderboard for NeurIPS 2026 resources.")
 app.add_typer(build_app, name="build")
-for command in (query, search, push, tasks):
+for command in (query, search, push, tasks, diagnose):
     app.command()(command)
 app.command("eval")(eval_)
 for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
@@ -40,6 +42,8 @@ for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
 app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|replay|list
 app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
+app.add_typer(probe, name="probe")  # neurips26 probe text|vision
+app.add_typer(forensic, name="gfm")  # neurips26 gfm train
 app.add_typer(geometry, name="geometry")  # neurips26 geometry eval|bench
 app.add_typer(holmes, name="holmes")  # neurips26 holmes run
 app.add_typer(actions, name="actions")  # neurips26 actions train|eval|compare|codecs|freeact

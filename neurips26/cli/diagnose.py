@@ -1,0 +1,52 @@
+"""``neurips26 diagnose RESULTS_DIR``: the failure signatures of an evaluated model (and, with ``--against``, how
+two models differ signature by signature)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from neurips26.methods.diagnostics import report
+from neurips26.output import Format, FormatOpt, emit
+
+COLUMNS = ("task", "signature", "intervention", "n", "count", "rate", "low", "high", "fires")
+
+
+def _table(rows: list[dict]) -> list[dict]:
+    return [{k: (f"{row[k]:.2f}" if isinstance(row[k], float) else row[k]) for k in COLUMNS} for row in rows]
+
+
+def diagnose(
+    results: Annotated[Path, typer.Argument(help="A folder of lm-eval results and samples files (--log_samples).")],
+    against: Annotated[Path | None, typer.Option(help="Another run's folder: compare signature by signature.")] = None,
+    counterfactual: Annotated[int, typer.Option(help="Re-run this many failed documents per task without their "
+                                                     "evidence (0: no re-runs; loads the run's model).")] = 0,
+    data: Annotated[Path | None, typer.Option(help="Folder of built datasets, for the re-runs.")] = None,
+    device: Annotated[str | None, typer.Option(help="cuda or cpu for the re-runs (default: cuda if present).")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write the signature bars to this PNG.")] = None,
+    all_rows: Annotated[bool, typer.Option("--all", help="Every (task, signature), not only those that fire.")] = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Map a run's failures to signatures (output form, decision biases, evidence use), each with its count, a 95%
+    interval and the intervention class it calls for; writes ``signatures_<date>.json`` beside the results."""
+    run, rows = report.diagnose_folder(results)
+    if counterfactual > 0:
+        from neurips26.tasks import counterfactual as cf  # lazy: loads lm-eval and the model
+
+        rows += cf.evidence_rows(cf.rerun(run, per_task=counterfactual, data=data, device=device), run.model_name)
+    written = report.write(rows, results, run)
+    if against is not None:
+        _, other = report.diagnose_folder(against)
+        compared = report.compare(rows, other)
+        emit([r for r in compared if all_rows or r["a_fires"] or r["b_fires"] or r["significant"]], fmt,
+             title=f"signatures: {results} (a) against {against} (b)", max_width=160)
+    else:
+        shown = [r for r in rows if all_rows or r["fires"]]
+        emit(_table(shown) if fmt is Format.table else shown, fmt, max_width=160,
+             title=f"failure signatures of {run.model_name} ({len(shown)} of {len(rows)} task-signature pairs)")
+    if plot is not None:
+        report.plot(rows, plot, title=f"failure signatures: {run.model_name}")
+        typer.echo(f"plot: {plot}", err=True)
+    typer.echo(f"written: {written}", err=True)
