@@ -24,6 +24,7 @@ BUILD_MODULES = (
     "neurips26.corpora.tar.build",
     "neurips26.corpora.clovr.build",
     "neurips26.corpora.rolebench_unlearn.build",
+    "neurips26.corpora.fic.build",
     "neurips26.methods.frameselect.tables",  # built from tar and clovr by running the frame selectors
 )
 
