@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from neurips26.methods.fic import pau as fic_pau
+from neurips26.methods.fic.simulator import SETTINGS as FIC_SETTINGS
 
 from neurips26.registry import Registry
 from neurips26.results import Sample
@@ -166,6 +168,29 @@ def macro_f1(sample: Sample, config: Mapping[str, Any], metric: str = "macro_f1"
 def ppl(sample: Sample, config: Mapping[str, Any], metric: str = "ppl") -> float | None:
     """RoleBench-Unlearn: perplexity under the original model; each document records its response's NLL."""
     return recorded(sample, config, metric)
+
+# Found in Conversation (neurips26.methods.fic): per instruction, P / A / U of a setting over its simulations
+def _register_fic(setting: str, letter: str) -> None:
+    fn = fic_pau.PER_INSTRUCTION[letter.upper()]
+    name = f"fic_{letter}_{setting}"
+
+    def per_document(sample: Sample, config: Mapping[str, Any], metric: str = name) -> float | None:
+        scores = sample.values.get("simulation_scores")
+        runs = scores.get(setting) if isinstance(scores, dict) else None
+        if not isinstance(runs, list) or not runs or not all(isinstance(v, int | float) for v in runs):
+            return recorded(sample, config, metric)
+        return fn([float(v) for v in runs])
+
+    what = fn.__doc__.split(":", 1)[1].strip().rstrip(".")
+    per_document.__doc__ = f"FiC: {what} ({setting} setting), recomputed from the recorded per-simulation scores."
+    per_document.__name__ = name
+    METRICS.register(name, range=(0.0, 1.0), higher_is_better=letter != "u", binary=False)(per_document)
+
+
+for _setting in FIC_SETTINGS:
+    for _letter in ("p", "a", "u"):
+        _register_fic(_setting, _letter)
+
 
 def metric_info(name: str) -> dict[str, Any]:
     """range, higher_is_better, binary of a registered metric; :class:`UnknownNameError` otherwise."""

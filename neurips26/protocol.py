@@ -24,7 +24,7 @@ from neurips26.errors import UserError
 from neurips26.registry import Registry
 
 # modules that register protocols of evaluators outside lm-eval
-EVALUATOR_MODULES: tuple[str, ...] = ("neurips26.methods.rediff.protocol",)
+EVALUATOR_MODULES: tuple[str, ...] = ("neurips26.methods.rediff.protocol", "neurips26.methods.fic.protocol")
 
 
 class ProtocolError(UserError):

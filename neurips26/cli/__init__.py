@@ -13,6 +13,7 @@ import typer
 
 from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
+from neurips26.methods.fic.cli import fic
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.ipg.cli import ipg
 from neurips26.methods.labelshift.cli import labelshift
@@ -37,6 +38,7 @@ for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
 app.add_typer(frameselect, name="frameselect")  # neurips26 frameselect run|replay|list
 app.add_typer(score, name="score")  # neurips26 score locus|gold|train-heads
 app.add_typer(rediff, name="rediff")  # neurips26 rediff train|eval
+app.add_typer(fic, name="fic")  # neurips26 fic eval|distill
 
 
 def main() -> None:  # pragma: no cover - console entry point
