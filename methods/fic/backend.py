@@ -59,6 +59,12 @@ def load(model: str = "hf", model_args: str | None = None, *, device: str | None
     return lm, args
 
 
+def template(lm: Any) -> str:
+    """The chat template the backend applies (its tokenizer's), for the results file."""
+    tokenizer = getattr(lm, "tokenizer", None)
+    return str(getattr(tokenizer, "chat_template", None) or f"{type(lm).__name__}.apply_chat_template")
+
+
 def chat(lm: Any, conversations: Sequence[Sequence[dict[str, str]]], generation: Generation) -> list[str]:
     """One assistant reply per conversation (a list of ``{"role", "content"}`` messages ending with the user)."""
     from lm_eval.api.instance import Instance

@@ -9,6 +9,7 @@ degradation).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -51,15 +52,17 @@ def instruction_rows(rows: Sequence[Mapping[str, Any]], scores: Mapping[str, Map
 def write_run(folder: Path, task_type: str, rows: Sequence[Mapping[str, Any]],
               records: Sequence[Mapping[str, Any]], scores: Mapping[str, Mapping[str, Sequence[float]]], *,
               model_name: str, model_args: Mapping[str, Any], data: Mapping[str, Any],
-              settings: Mapping[str, Any]) -> Path:
-    """Write one task type's run (results + samples, lm-eval's shape) into ``folder``; the results file."""
+              settings: Mapping[str, Any], chat_template: str) -> Path:
+    """Write one task type's run (results + samples, lm-eval's shape) into ``folder``; the results file.
+    ``chat_template``: the template the backend applied turn by turn (recorded as lm-eval records it)."""
     metrics = [m for m in METRICS if m.rsplit("_", 1)[1] in scores]
     return runfiles.write_run(
         folder, task_name(task_type), instruction_rows(rows, scores, records), metrics=metrics,
         model_name=model_name, model_args=model_args, data=data, version=TASK_VERSION, model="fic",
         settings=settings, task_config={"generation_kwargs": {"max_gen_toks": settings["max_gen_toks"],
                                                               "temperature": settings["temperature"]}},
-        sections={"fic": summary(scores)})
+        sections={"fic": summary(scores), "chat_template": chat_template,
+                  "chat_template_sha": hashlib.sha256(chat_template.encode()).hexdigest()})
 
 
 def write_transcripts(path: Path, records: Sequence[Mapping[str, Any]]) -> Path:

@@ -46,7 +46,7 @@ def evaluate(lm: Any, spec: EvalSpec, out: Path, *, model_name: str, model_args:
         if spec.split != "test" or spec.limit:
             settings.update(split=spec.split, limit=spec.limit)
         report.write_run(out / task_type, task_type, rows, records, scores, model_name=model_name,
-                         model_args=model_args, data=data, settings=settings)
+                         model_args=model_args, data=data, settings=settings, chat_template=backend.template(lm))
         summaries[task_type] = report.summary(scores)
     (out / "summary.json").write_text(json.dumps(summaries, indent=1) + "\n", encoding="utf-8")
     return summaries

@@ -49,8 +49,8 @@ def score(instruction: Mapping[str, Any], answer: str | None, *, timeout: float 
     if task_type == "translation":
         import sacrebleu
 
-        return sacrebleu.corpus_bleu([" ".join(answer.split())],
-                                     [[" ".join(instruction["reference"].split())]]).score / 100.0
+        bleu = sacrebleu.corpus_bleu([" ".join(answer.split())], [[" ".join(instruction["reference"].split())]])
+        return min(1.0, bleu.score / 100.0)  # sacrebleu's 100 can come out as 100.00000000000004
     if task_type == "code":
         return float(run_python(code_program(instruction, answer), timeout=timeout).passed)
     raise ValueError(f"unknown task type {task_type!r}")
