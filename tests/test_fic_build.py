@@ -30,9 +30,9 @@ def built(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_config_loads_and_counts_reconcile(built: Path) -> None:
     report = json.loads((built / "build_report.json").read_text())
-    assert report["reconciles"] and report["read"] == {"translation": 30, "code": 164, "arithmetic": 304}
+    assert report["reconciles"] and report["read"] == {"translation": 30, "code": 164, "arithmetic": 126}
     assert report["kept"]["code"] == {"train": 64, "test": 100}
-    assert report["kept"]["arithmetic"] == {"train": 204, "test": 100}
+    assert report["kept"]["arithmetic"] == {"train": 66, "test": 60}
     assert report["kept"]["translation"] == {"train": 0, "test": 30}
     for config in ("code", "arithmetic"):
         loaded = datasets.load_dataset(str(built), config)

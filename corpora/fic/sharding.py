@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 CODE_FORMAT = "Reply with the complete Python function in a ```python code block."
 TRANSLATION_INTENT = "Translate this German text into English; reply with the English translation only."
-ARITHMETIC_FORMAT = "Answer with the final number only."
+ARITHMETIC_FORMAT = "Answer with the number only."
 _EXAMPLE_START = re.compile(r"^\s*(>>>|for examples?\b|examples?\b|example \d|input:|\w+\(.*\)\s*(==>|➞|=>|==|->))",
                             re.IGNORECASE)
 _EXAMPLE_LINE = re.compile(r"(==>|➞|=>|==|->|\bshould return\b)")

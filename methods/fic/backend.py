@@ -72,3 +72,30 @@ def chat(lm: Any, conversations: Sequence[Sequence[dict[str, str]]], generation:
     requests = [Instance("generate_until", {}, (lm.apply_chat_template(list(messages)), generation.kwargs()), i)
                 for i, messages in enumerate(conversations)]
     return [text.strip() for text in lm.generate_until(requests, disable_tqdm=True)]
+
+
+def load_transformers(model_args: str | None, device: str) -> tuple[Any, Any, dict[str, Any]]:
+    """A transformers causal LM and its tokenizer for training (the embedded model without arguments)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    args = parse_args(model_args) or {"pretrained": str(models.default_model_dir())}
+    if "pretrained" not in args:
+        raise UserError("--model-args needs pretrained=<model id or folder>")
+    models.check_model(str(args["pretrained"]))
+    tokenizer = AutoTokenizer.from_pretrained(args["pretrained"])
+    model = AutoModelForCausalLM.from_pretrained(args["pretrained"], dtype=torch_dtype(device)).to(device)
+    return model, tokenizer, args
+
+
+def torch_dtype(device: str) -> Any:
+    """bfloat16 on CUDA, float32 on the CPU."""
+    import torch
+
+    return torch.bfloat16 if device.startswith("cuda") else torch.float32
+
+
+def wrap(model: Any, tokenizer: Any, batch_size: int = 8) -> Any:
+    """An lm-eval ``hf`` model around an already loaded transformers model (for evaluating during training)."""
+    from lm_eval.models.huggingface import HFLM
+
+    return HFLM(pretrained=model, tokenizer=tokenizer, batch_size=batch_size)

@@ -77,7 +77,7 @@ def student_messages(instruction: Mapping[str, Any]) -> list[dict[str, str]]:
     return messages
 
 
-def _ids(tokenizer: Any, messages: list[dict[str, str]]) -> list[int]:
+def chat_ids(tokenizer: Any, messages: list[dict[str, str]]) -> list[int]:
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     return tokenizer(text, add_special_tokens=False)["input_ids"]
 
@@ -88,7 +88,7 @@ def teacher_responses(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, An
     """The teacher's greedy response token ids on each instruction's concatenated view (ending at end-of-turn)."""
     out = []
     for row in rows:
-        prompt = torch.tensor([_ids(tokenizer, teacher_messages(row))], device=device)
+        prompt = torch.tensor([chat_ids(tokenizer, teacher_messages(row))], device=device)
         with teacher():
             generated = model.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False,
                                        max_new_tokens=max_new_tokens, pad_token_id=tokenizer.eos_token_id)
@@ -103,7 +103,7 @@ def kl_on_response(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -
     return F.kl_div(student_logp, teacher_logp, log_target=True, reduction="batchmean")
 
 
-def _response_logits(model: Any, context: list[int], response: list[int], device: str) -> torch.Tensor:
+def response_logits(model: Any, context: list[int], response: list[int], device: str) -> torch.Tensor:
     ids = torch.tensor([context + response], device=device)
     logits = model(input_ids=ids).logits[0]
     return logits[len(context) - 1:len(context) + len(response) - 1]  # position t predicts token t + 1
@@ -136,7 +136,7 @@ def distill(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], confi
     started = time.perf_counter()
     responses = teacher_responses(teacher_model, tokenizer, rows, config.max_new_tokens, device, teacher)
     cost.teacher_seconds = time.perf_counter() - started
-    examples = [(_ids(tokenizer, teacher_messages(r)), _ids(tokenizer, student_messages(r)), response)
+    examples = [(chat_ids(tokenizer, teacher_messages(r)), chat_ids(tokenizer, student_messages(r)), response)
                 for r, response in zip(rows, responses, strict=True) if response]
     params = [p for p in student.parameters() if p.requires_grad]
     cost.trainable_params = sum(p.numel() for p in params)
@@ -147,8 +147,8 @@ def distill(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], confi
     for step in range(config.steps):
         teacher_ctx, student_ctx, response = examples[order.randrange(len(examples))]
         with torch.no_grad(), teacher():
-            target = _response_logits(teacher_model, teacher_ctx, response, device)
-        loss = kl_on_response(_response_logits(student, student_ctx, response, device), target)
+            target = response_logits(teacher_model, teacher_ctx, response, device)
+        loss = kl_on_response(response_logits(student, student_ctx, response, device), target)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

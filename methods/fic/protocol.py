@@ -18,7 +18,7 @@ TASK_VERSION = 1.0
 STANDARD_SIMULATIONS = 10
 STANDARD_TEMPERATURE = 1.0
 MAX_GEN_TOKS = {"translation": 512, "code": 512, "arithmetic": 64}
-TEST_SIZES = {"translation": 30, "code": 100, "arithmetic": 100}
+TEST_SIZES = {"translation": 30, "code": 100, "arithmetic": 60}
 METRICS = tuple(f"fic_{m}_{s}" for s in SETTINGS for m in ("p", "a", "u"))
 
 
