@@ -115,7 +115,7 @@ def distill(
 
     import torch
 
-    from neurips26 import models
+    from neurips26 import models  # lazy: torch loads only when the command runs
 
     from . import backend, report  # lazy: torch, transformers and lm-eval load only when the command runs
     from .distill import DistillConfig  # lazy: as above

@@ -9,8 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import backend, report
 from .evaluate import instructions, scored, scores_by_setting, simulate
+from .pau import BOOTSTRAP, performance, recovery
 from .protocol import MAX_GEN_TOKS
 
 
@@ -56,10 +59,6 @@ def evaluate(lm: Any, spec: EvalSpec, out: Path, *, model_name: str, model_args:
 
 def full_change(before: Mapping[str, Any], after: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
     """P_full after - before for one task type, with a paired 95% bootstrap interval over instructions."""
-    import numpy as np
-
-    from .pau import BOOTSTRAP, performance
-
     ids = sorted(set(before) & set(after))
     diffs = np.array([performance(after[i]) - performance(before[i]) for i in ids])
     draws = diffs[np.random.default_rng(seed).integers(0, len(ids), (BOOTSTRAP, len(ids)))].mean(axis=1)
@@ -71,8 +70,6 @@ def outcome(before: Mapping[str, Any], after: Mapping[str, Any], scores_before: 
             scores_after: Mapping[str, Any]) -> dict[str, Any]:
     """Per task type: P_full, P_sharded before and after, FiC's recovery and whether the full setting dropped
     (its paired interval entirely below 0)."""
-    from .pau import recovery
-
     out = {}
     for task_type, b in before.items():
         a = after[task_type]
