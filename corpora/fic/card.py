@@ -16,6 +16,7 @@ META = {
                    "single-turn prompt and a reference: LiC's WMT translation documents, HumanEval sharded from "
                    "its docstrings, and generated arithmetic with exact answers.",
     "license": "mit",
+    "language": ["en", "de"],
     "license_url": "https://opensource.org/licenses/MIT",
     "url": "https://huggingface.co/datasets/neurips26/fic",
     "version": "1.0.0",
