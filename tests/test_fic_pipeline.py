@@ -89,9 +89,10 @@ def test_bad_settings_and_tasks_are_one_line_errors() -> None:
 
 
 def test_views_differ_only_in_how_the_shards_arrive() -> None:
-    row = {"shards": ["Intent.", "Detail one.", "Detail two."]}
+    row = {"shards": ["Intent.", "Detail one.", "Detail two."], "full_prompt": "Intent with both details."}
     teacher, student = teacher_messages(row), student_messages(row)
     assert len(teacher) == 1 and all(s in teacher[0]["content"] for s in row["shards"])
+    assert teacher_messages(row, "full") == [{"role": "user", "content": row["full_prompt"]}]
     assert [m["content"] for m in student if m["role"] == "user"] == row["shards"]
 
 

@@ -96,6 +96,9 @@ def distill(
     = True,
     lora_rank: Annotated[int, typer.Option(min=1, help="LoRA rank.")] = 8,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Teacher response tokens.")] = 64,
+    teacher_view: Annotated[str, typer.Option(
+        help="The teacher's single-turn view: concat (the shards as one list, FiC's) or full (the original prompt).")]
+    = "concat",
     settings: Annotated[str, typer.Option(help="Settings evaluated before and after.")] = "full,concat,sharded",
     simulations: Annotated[int, typer.Option(min=1, help="Simulations per instruction (N).")] = 3,
     limit: Annotated[int | None, typer.Option(min=1, help="Test instructions per task type.")] = 10,
@@ -124,6 +127,7 @@ def distill(
     from .run import EvalSpec, evaluate, outcome  # lazy: as above
 
     task_types = _names(tasks, TASK_TYPES, "--tasks")
+    _names(teacher_view, ("concat", "full"), "--teacher-view")
     spec = EvalSpec(task_types, _names(settings, SETTINGS, "--settings"), simulations, limit,
                     temperature=temperature, max_gen_toks=max_gen_toks)
     if not {"full", "sharded"} <= set(spec.settings):
@@ -143,7 +147,7 @@ def distill(
         before, scores_before = evaluate(backend.wrap(model, tokenizer, batch_size), spec, out / "before",
                                          model_name=name, model_args=args, root=data, bar=bar)
         config = DistillConfig(steps=steps, lr=lr, lora=lora, lora_rank=lora_rank, max_new_tokens=max_new_tokens,
-                               seed=seed)
+                               seed=seed, teacher_view=teacher_view)
         student, cost = train(model, tokenizer, train_rows, config, where, bar("distilling", steps))
         student.save_pretrained(out / "student")
         tokenizer.save_pretrained(out / "student")

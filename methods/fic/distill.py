@@ -43,6 +43,7 @@ class DistillConfig:
     lora_rank: int = 8
     max_new_tokens: int = 64
     seed: int = 0
+    teacher_view: str = "concat"  # or "full": the original single-turn prompt
 
 
 @dataclass
@@ -62,8 +63,13 @@ class Cost:
         return asdict(self)
 
 
-def teacher_messages(instruction: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The teacher's view: every shard in one user turn (the ``concat`` setting's message)."""
+def teacher_messages(instruction: Mapping[str, Any], view: str = "concat") -> list[dict[str, str]]:
+    """The teacher's single-turn view: every shard in one user turn (the ``concat`` setting's message), or the
+    original ``full`` prompt."""
+    if view == "full":
+        return [{"role": "user", "content": instruction["full_prompt"]}]
+    if view != "concat":
+        raise ValueError(f"teacher view {view!r}: concat or full")
     return [{"role": "user", "content": f"{CONCAT_LEAD}\n{bullets(list(instruction['shards']))}"}]
 
 
@@ -84,11 +90,12 @@ def chat_ids(tokenizer: Any, messages: list[dict[str, str]]) -> list[int]:
 
 @torch.no_grad()
 def teacher_responses(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], max_new_tokens: int,
-                      device: str, teacher: Callable[[], AbstractContextManager] = nullcontext) -> list[list[int]]:
-    """The teacher's greedy response token ids on each instruction's concatenated view (ending at end-of-turn)."""
+                      device: str, teacher: Callable[[], AbstractContextManager] = nullcontext,
+                      view: str = "concat") -> list[list[int]]:
+    """The teacher's greedy response token ids on each instruction's single-turn view (ending at end-of-turn)."""
     out = []
     for row in rows:
-        prompt = torch.tensor([chat_ids(tokenizer, teacher_messages(row))], device=device)
+        prompt = torch.tensor([chat_ids(tokenizer, teacher_messages(row, view))], device=device)
         with teacher():
             generated = model.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False,
                                        max_new_tokens=max_new_tokens, pad_token_id=tokenizer.eos_token_id)
@@ -134,9 +141,11 @@ def distill(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], confi
         teacher = nullcontext
     student.eval()
     started = time.perf_counter()
-    responses = teacher_responses(teacher_model, tokenizer, rows, config.max_new_tokens, device, teacher)
+    responses = teacher_responses(teacher_model, tokenizer, rows, config.max_new_tokens, device, teacher,
+                                  config.teacher_view)
     cost.teacher_seconds = time.perf_counter() - started
-    examples = [(chat_ids(tokenizer, teacher_messages(r)), chat_ids(tokenizer, student_messages(r)), response)
+    examples = [(chat_ids(tokenizer, teacher_messages(r, config.teacher_view)),
+                 chat_ids(tokenizer, student_messages(r)), response)
                 for r, response in zip(rows, responses, strict=True) if response]
     params = [p for p in student.parameters() if p.requires_grad]
     cost.trainable_params = sum(p.numel() for p in params)
