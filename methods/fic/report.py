@@ -105,16 +105,17 @@ def plot(summaries: Mapping[str, Mapping[str, Any]], path: Path, title: str = ""
 
     figure, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=False)
     labels = list(summaries)
+    shown = [s for s in SETTINGS if any(s in summaries[label] for label in labels)]
     width = 0.8 / max(len(labels), 1)
     for axis, metric in zip(axes, ("P", "A", "U"), strict=True):
         for j, label in enumerate(labels):
-            settings = [s for s in SETTINGS if s in summaries[label]]
-            x = np.array([SETTINGS.index(s) for s in settings]) + j * width
+            settings = [s for s in shown if s in summaries[label]]
+            x = np.array([shown.index(s) for s in settings]) + j * width
             values = [summaries[label][s][metric] for s in settings]
             errors = np.array([[v - summaries[label][s][f"{metric}_ci"][0], summaries[label][s][f"{metric}_ci"][1] - v]
                                for s, v in zip(settings, values, strict=True)]).T
             axis.bar(x, values, width, yerr=errors, capsize=2, label=label)
-        axis.set_xticks(np.arange(len(SETTINGS)) + 0.4 - width / 2, SETTINGS)
+        axis.set_xticks(np.arange(len(shown)) + 0.4 - width / 2, shown)
         axis.set_title({"P": "performance P (mean)", "A": "aptitude A (90th pct)",
                         "U": "unreliability U (90th-10th)"}[metric])
         axis.set_ylim(0, 1)
