@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from neurips26.corpora.pusht.records import SUCCESS_COVERAGE
 from neurips26.methods.actions.smoothness import first_difference_energy, high_frequency_energy, mean_squared_jerk
+from neurips26.methods.fic import pau as fic_pau
+from neurips26.methods.fic.simulator import SETTINGS as FIC_SETTINGS
 
 from neurips26.registry import Registry
 from neurips26.results import Sample
@@ -221,6 +223,28 @@ for _name, _lo, _hi, _up, _binary, _of, _doc in (
 ):
     _register_rollout(_name, _lo, _hi, _up, _binary, _of, _doc)
 # --- end of robot actions ------------------------------------------------------------------------------------------
+
+# Found in Conversation (neurips26.methods.fic): per instruction, P / A / U of a setting over its simulations
+def _register_fic(setting: str, letter: str) -> None:
+    fn = fic_pau.PER_INSTRUCTION[letter.upper()]
+    name = f"fic_{letter}_{setting}"
+
+    def per_document(sample: Sample, config: Mapping[str, Any], metric: str = name) -> float | None:
+        scores = sample.values.get("simulation_scores")
+        runs = scores.get(setting) if isinstance(scores, dict) else None
+        if not isinstance(runs, list) or not runs or not all(isinstance(v, int | float) for v in runs):
+            return recorded(sample, config, metric)
+        return fn([float(v) for v in runs])
+
+    what = fn.__doc__.split(":", 1)[1].strip().rstrip(".")
+    per_document.__doc__ = f"FiC: {what} ({setting} setting), recomputed from the recorded per-simulation scores."
+    per_document.__name__ = name
+    METRICS.register(name, range=(0.0, 1.0), higher_is_better=letter != "u", binary=False)(per_document)
+
+
+for _setting in FIC_SETTINGS:
+    for _letter in ("p", "a", "u"):
+        _register_fic(_setting, _letter)
 
 
 def metric_info(name: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ EVALUATOR_MODULES: tuple[str, ...] = (
     "neurips26.methods.rediff.protocol",
     "neurips26.methods.geometry.protocol",
     "neurips26.methods.actions.protocol",  # pusht_rollout (robot actions)
+    "neurips26.methods.fic.protocol",  # fic_translation, fic_code, fic_arithmetic
 )
 
 

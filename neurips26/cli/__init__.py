@@ -15,6 +15,7 @@ from neurips26.corpora.video.cli import generate
 from neurips26.leaderboard.cli import leaderboard, submit
 from neurips26.methods.actions.cli import actions
 from neurips26.methods.diagnostics.cli import forensic, probe
+from neurips26.methods.fic.cli import fic
 from neurips26.methods.frameselect.cli import frameselect
 from neurips26.methods.geometry.cli import geometry
 from neurips26.methods.holmes.cli import holmes
@@ -47,6 +48,7 @@ app.add_typer(forensic, name="gfm")  # neurips26 gfm train
 app.add_typer(geometry, name="geometry")  # neurips26 geometry eval|bench
 app.add_typer(holmes, name="holmes")  # neurips26 holmes run
 app.add_typer(actions, name="actions")  # neurips26 actions train|eval|compare|codecs|freeact
+app.add_typer(fic, name="fic")  # neurips26 fic eval|distill
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -1,0 +1,1 @@
+"""Found in Conversation: sharded instructions for multi-turn evaluation (translation, code, arithmetic)."""
