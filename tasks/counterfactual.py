@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neurips26 import settings
+from neurips26 import models, settings
 from neurips26.results import Run, Sample, number
 from neurips26.stats import wilson
 
@@ -108,8 +108,6 @@ def rerun(run: Run, *, per_task: int = 10, modes: Sequence[str] = ("removed",), 
     """Re-run up to ``per_task`` failed documents of each task of ``run`` that has an evidence field, with and
     without the evidence (each mode of ``modes``), on the run's model (or ``lm``, an lm-eval model object)."""
     import lm_eval.api.registry  # lazy: lm-eval loads torch
-
-    from neurips26 import models
 
     if data is not None:
         settings.set_data_root(data)
