@@ -27,6 +27,15 @@ TOPICS = ["the sky is wide", "the engine hums", "dinner is late", "the map is to
           "the tea is cold"]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny models gain nothing from intra-op threads; on a shared machine they only wait for each other."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def role_examples(role: str) -> list[data.Example]:
     return [data.Example(prompts.role_prompt(role, f"What do you think about {t.split()[1]}?"),
                          VOICES[role].format(t), role) for t in TOPICS]
@@ -78,7 +87,7 @@ def test_routing_statistics_on_toy_gates() -> None:
 @pytest.fixture(scope="module")
 def specialised(tokenizer):  # noqa: F811
     cfg = train.TrainConfig(steps=4, batch_size=8, max_length=96, lora_r=4, lora_alpha=8, moe_experts=4,
-                            moe_steps=40, moe_lr=1e-2, lr=1e-2)
+                            moe_steps=20, moe_lr=2e-2, lr=1e-2)
     moe, untrained, trained, log = rolemoe.specialise(tiny_model(tokenizer), tokenizer, FORGET + RETAIN, cfg)
     return moe, untrained, trained, log, cfg
 

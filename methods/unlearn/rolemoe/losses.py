@@ -21,8 +21,6 @@ columns of ``B_e`` scaled to unit length (written ``^``)::
 
 from __future__ import annotations
 
-import itertools
-
 import torch
 
 EPS = 1e-12
@@ -54,21 +52,22 @@ def specialization_loss(gates: torch.Tensor, roles: torch.Tensor) -> torch.Tenso
     return -mutual_information(gates, roles)
 
 
-def _mean_squared_cosine(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """||u^ v^T||_F^2 / r^2 for two r x d matrices whose rows are scaled to unit length."""
-    u = u / u.norm(dim=-1, keepdim=True).clamp_min(EPS)
-    v = v / v.norm(dim=-1, keepdim=True).clamp_min(EPS)
-    return (u @ v.T).pow(2).sum() / (u.shape[0] * v.shape[0])
+def _pairwise_overlap(rows: torch.Tensor) -> torch.Tensor:
+    """[E, E]: ||u^_e u^_f^T||_F^2 / r^2 for the experts' r x d matrices ``rows`` [E, r, d], rows scaled to unit
+    length."""
+    unit = rows / rows.norm(dim=-1, keepdim=True).clamp_min(EPS)
+    cosines = torch.einsum("eid,fjd->efij", unit, unit)
+    return cosines.pow(2).mean(dim=(-1, -2))
 
 
 def subspace_overlap(a: list[torch.Tensor], b: list[torch.Tensor]) -> torch.Tensor:
     """Mean over expert pairs of (O_A + O_B) / 2 for one layer: ``a`` the experts' A (r x in), ``b`` their B
     (out x r)."""
-    pairs = list(itertools.combinations(range(len(a)), 2))
-    if not pairs:
+    if len(a) < 2:
         return a[0].new_zeros(())
-    total = sum((_mean_squared_cosine(a[e], a[f]) + _mean_squared_cosine(b[e].T, b[f].T)) / 2 for e, f in pairs)
-    return total / len(pairs)
+    overlap = (_pairwise_overlap(torch.stack(a)) + _pairwise_overlap(torch.stack(b).transpose(1, 2))) / 2
+    upper = torch.triu_indices(len(a), len(a), offset=1, device=overlap.device)
+    return overlap[upper[0], upper[1]].mean()
 
 
 def disentanglement_loss(layers: list[tuple[list[torch.Tensor], list[torch.Tensor]]]) -> torch.Tensor:

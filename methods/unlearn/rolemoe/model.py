@@ -63,9 +63,11 @@ class ExpertLinear(nn.Module):
         gates = self.routing.gates
         if not self.routing.enabled or gates is None:
             return y
-        a, b = torch.stack(list(self.A)), torch.stack(list(self.B))  # [E, r, in], [E, out, r]
-        h = torch.einsum("bti,eri->bter", x.to(a.dtype), a) * gates[:, None, :, None].to(a.dtype)
-        return y + (self.scale * torch.einsum("bter,eor->bto", h, b)).to(y.dtype)
+        a = torch.cat(list(self.A))  # [E*r, in]
+        b = torch.cat(list(self.B), dim=1)  # [out, E*r]
+        h = x.to(a.dtype) @ a.T  # [batch, tokens, E*r]
+        h = (h.unflatten(-1, (len(self.A), -1)) * gates[:, None, :, None].to(a.dtype)).flatten(-2)
+        return y + (self.scale * (h @ b.T)).to(y.dtype)
 
 
 class Router(nn.Module):
