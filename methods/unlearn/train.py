@@ -38,6 +38,7 @@ class TrainConfig:
     # RoleMoE (methods/unlearn/rolemoe): experts, stage-1 steps and loss weights, experts forgotten per target role
     moe_experts: int = 4
     moe_steps: int = 24
+    moe_batch_size: int = 8  # stage 1: two records of each of moe_batch_size // 2 roles
     moe_lr: float = 3e-3
     specialization_weight: float = 1.0
     disentanglement_weight: float = 0.1

@@ -5,7 +5,7 @@ roles' train records, the base model frozen, with
 
     L = NLL(answer | prompt) + lambda_s * L_spec + lambda_d * L_dis        (see :mod:`.losses`)
 
-on batches of role pairs (two records of each of ``batch_size // 2`` roles), so that the batch's routing shows
+on batches of role pairs (two records of each of ``cfg.moe_batch_size // 2`` roles), so that the batch's routing shows
 whether a role's records agree. Stage 2 (``cfg.steps`` steps, lr ``cfg.learning_rate``) takes the experts the
 target roles route to (each target role's ``cfg.moe_forget_top`` most used experts, measured on its records after
 stage 1) and trains only those, the router and every other expert frozen, with NPO on the forget records (against
@@ -120,8 +120,8 @@ def specialise(model, tokenizer, examples: list[data.Example], cfg,
     torch.manual_seed(cfg.seed)
     trainable = [p for p in moe.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=cfg.moe_lr, weight_decay=0.0)
-    batches = role_pair_batches(items, [names.index(ex.role) for ex in examples], cfg.batch_size, pad, cfg.seed,
-                                device)
+    batches = role_pair_batches(items, [names.index(ex.role) for ex in examples], cfg.moe_batch_size, pad,
+                                cfg.seed, device)
     moe.train()
     log = []
     for step in range(1, cfg.moe_steps + 1):
