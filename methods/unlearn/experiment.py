@@ -2,8 +2,9 @@
 
 Output, under ``<out>/<split>/<method>/``: ``adapter/`` (LoRA) or ``model/`` (full weights) for trained
 methods, ``system_prompt.txt`` for the refusal baseline, ``evaluation.json`` (settings, parts, combined score,
-scorer accuracy, training log) and ``samples.jsonl`` (every response with its measures). The reference
-evaluation (``<out>/<split>/reference``) is reused when its model, data and settings match.
+scorer accuracy, training log, RoleMoE's routing statistics), ``samples.jsonl`` (every response with its
+measures) and ``lm_eval/`` (the same evaluation as lm-eval results and samples files, see ``results_files``).
+The reference evaluation (``<out>/<split>/reference``) is reused when its model, data and settings match.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from neurips26 import models
 from neurips26.hubfolder import built_folder
 from neurips26.settings import MANIFEST
 
-from . import data, evaluate, metrics, prompts, train
+from . import data, evaluate, metrics, prompts, results_files, train
 from .methods import METHODS
 from .rolemoe import routing
 
@@ -115,7 +116,21 @@ def run(method_name: str, split: str = "forget05", model_path: str | None = None
     with (target / "samples.jsonl").open("w", encoding="utf-8") as fh:
         for sample in evaluation.samples:
             fh.write(json.dumps(sample, ensure_ascii=False) + "\n")
+    args = model_args(method, model_name, target, train_cfg)
+    results_files.write(target / "lm_eval", folder, split, evaluation, tokenizer, args,
+                        sum(p.numel() for p in model.parameters()), system, eval_cfg)
     return Result(method.name, split, evaluation.parts, combined, train_seconds, evaluation, target, report)
+
+
+def model_args(method, model_name: str, target: Path, train_cfg: train.TrainConfig) -> dict[str, str]:
+    """lm-eval's ``model_args`` of the evaluated model: the base model and the written adapter or weights."""
+    if not method.trains:
+        return {"pretrained": model_name}
+    if method.fit is not None:
+        return {"pretrained": model_name, method.name: str(target / "adapter")}
+    if train_cfg.lora:
+        return {"pretrained": model_name, "peft": str(target / "adapter")}
+    return {"pretrained": str(target / "model")}
 
 
 def routing_report(model, folder: Path) -> dict | None:
