@@ -110,7 +110,7 @@ class RoleScorer:
     def load(cls, path: Path) -> RoleScorer:
         with np.load(path, allow_pickle=False) as z:
             return cls([str(r) for r in z["roles"]], z["coef"], z["intercept"], json.loads(str(z["info"])),
-                       str(z["features"]))
+                       str(z["features"]) if "features" in z.files else FEATURES["en"])  # older files: English
 
 
 def train(train_texts: list[str], train_roles: list[str], test_texts: list[str], test_roles: list[str],
