@@ -47,14 +47,16 @@ def measure(method: str, folder: str, split: str, train_kwargs: dict, eval_kwarg
         retain = data.examples(data.load_rows(Path(folder), split, "retain_train"))
         model, original, log = train.run(model, tokenizer, chosen, forget, retain, cfg)
         per_example = sum(len(e["input_ids"]) for e in data.encode(tokenizer, forget, cfg.max_length)) / len(forget)
-        tokens = int(per_example * cfg.batch_size * cfg.steps * (2 if method == "gd" else 1))
+        tokens = int(per_example * cfg.batch_size * cfg.steps * (2 if method in ("gd", "rolemoe") else 1)
+                     + (per_example * cfg.moe_batch_size * cfg.moe_steps if method == "rolemoe" else 0))
     else:
         original = train.Original(model)
     train_s = time.perf_counter() - start
     system = prompts.refusal_instruction(targets(Path(folder), split)) if chosen.refuses else ""
     result = evaluate.evaluate(model, tokenizer, Path(folder), split, original, system, eval_cfg)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"method": method, "load_s": load_s, "train_s": train_s, "steps": cfg.steps if chosen.trains else 0,
+    steps = (cfg.steps + (cfg.moe_steps if method == "rolemoe" else 0)) if chosen.trains else 0
+    return {"method": method, "load_s": load_s, "train_s": train_s, "steps": steps,
             "train_tokens": tokens, "peak_rss_mb": rss_mb,
             "peak_cuda_mb": torch.cuda.max_memory_allocated() / 2**20 if torch.cuda.is_available() else None,
             "responses": len(result.samples), "generate_s": result.generate_seconds,
@@ -116,8 +118,9 @@ def main() -> None:
                       "-" if r["peak_cuda_mb"] is None else f"{r['peak_cuda_mb']:.0f}", str(r["responses"]),
                       f"{r['generate_s'] + r['score_s']:.1f}", f"{r['responses_per_s']:.2f}")
     console.print(table)
-    console.print(f"scorer: {scorer_s:.1f} s to train or load ({info['roles']} roles, held-out accuracy "
-                  f"{info.get('accuracy', float('nan')):.3f})", highlight=False)
+    for language, lang_info in info["languages"].items():
+        console.print(f"scorer {language}: {scorer_s:.1f} s to train or load all ({lang_info['roles']} roles, held-out "
+                      f"accuracy {lang_info.get('accuracy', float('nan')):.3f})", highlight=False)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "scorer_s": scorer_s,
                                      "scorer": info, "rows": rows}, indent=2) + "\n", encoding="utf-8")

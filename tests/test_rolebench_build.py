@@ -133,3 +133,98 @@ def test_real_rolebench(shared_data: Path, tmp_path: Path) -> None:
     assert len(forget05["forget_test"]) >= 50 and len(forget05["retain_test"]) > 1000
     first = [r["role"] for r in forget05["retain_test"].select(range(20))]
     assert len(set(first)) == 20  # interleaved: the first rows cover many roles
+
+
+# -- the whole release: rolebench-zh and the general parts (fixtures in the released layout and fields) ----------
+
+ZH_VOICES = {
+    "孙悟空": "俺老孙说：{}，呆子莫怕！",
+    "林黛玉": "罢了，{}，不过是花谢花飞罢了。",
+    "诸葛亮": "亮以为，{}，此乃天时地利人和。",
+}
+ZH_QUESTIONS = ["你今天做了什么", "你最怕什么", "你喜欢吃什么", "你的朋友是谁", "你有什么愿望", "你怎么看待失败"]
+ZH_TOPICS = ["今日去了花果山", "最怕紧箍咒", "爱吃仙桃", "朋友在天上", "愿天下太平", "失败乃成功之母"]
+GENERAL_INSTRUCTIONS = ["Describe a rainy day.", "Give advice for a job interview.", "Explain why the sky is blue.",
+                        "Write a short poem about the sea.", "How do you make tea?"]
+
+
+def jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def zh_release(raw: Path) -> None:
+    """rolebench-zh/{role_specific,general}: 3 roles x 6 questions each, RoleGPT outputs beside them."""
+    specific = [{"role": role, "question": f"{role}，{q}？", "generated": [voice.format(t)], "type": "script_agnostic"}
+                for role, voice in ZH_VOICES.items() for q, t in zip(ZH_QUESTIONS, ZH_TOPICS, strict=True)]
+    jsonl(raw / "rolebench-zh/role_specific/train.jsonl", specific[::2])
+    jsonl(raw / "rolebench-zh/role_specific/test.jsonl", specific[1::2])
+    general = [{"role": role, "question": q, "generated": [voice.format(f"{q}答案{i}") for i in range(5)]}
+               for role, voice in ZH_VOICES.items() for q in ["请介绍一下春天。", "如何学习写字？"]]
+    jsonl(raw / "rolebench-zh/general/train.jsonl", general)
+    jsonl(raw / "rolebench-zh/general/rolegpt_baseline.jsonl", general[:2])
+
+
+def general_release(raw: Path) -> list[str]:
+    """The embedded sample's English role_specific files and profiles, plus general/ files for 4 of its roles
+    (5 reference answers per role-instruction pair, as RoleBench's general part); the roles used."""
+    shutil.copytree(rb.SAMPLE_DIR, raw, dirs_exist_ok=True)
+    roles = sorted(json.loads((raw / "profiles-eng/desc.json").read_text(encoding="utf-8")))[:4]
+    rows = [{"role": role, "question": q, "generated": [f"As {role} I say: {q.lower()} ({i})" for i in range(5)]}
+            for role in roles for q in GENERAL_INSTRUCTIONS]
+    jsonl(raw / "rolebench-eng/instruction-generalization/general/train.jsonl", rows[:12])
+    jsonl(raw / "rolebench-eng/role-generalization/general/test.jsonl", rows[12:])
+    return roles
+
+
+def test_chinese_release_builds_alone(tmp_path: Path) -> None:
+    zh_release(tmp_path / "raw")
+    report = rb.build(raw=tmp_path / "raw", out=tmp_path / "out")
+    assert report.reconciles and report.languages == {"zh": 3} and report.files_skipped == 1
+    records = rows(tmp_path / "out", "records") + rows(tmp_path / "out", "records", "test")
+    assert {r["language"] for r in records} == {"zh"} and {r["part"] for r in records} == {"role_specific", "general"}
+    assert len(records) == 3 * 6 + 3 * 2
+    roles = rows(tmp_path / "out", "roles")
+    assert {r["role"] for r in roles} == set(ZH_VOICES) and {r["language"] for r in roles} == {"zh"}
+    forget05 = datasets.load_dataset(str(tmp_path / "out"), "forget05")
+    targets = {r["role"] for r in forget05["forget_test"]} | {r["role"] for r in forget05["forget_train"]}
+    assert len(targets) == 1 and {r["part"] for r in forget05["forget_train"]} == {"role_specific", "general"}
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "RoleBench (Chinese)" in card and "| 孙悟空 | zh |" in card
+
+
+def test_general_parts_and_both_languages_build_together(sample: Path, tmp_path: Path) -> None:
+    raw = tmp_path / "raw"
+    general_roles = general_release(raw)
+    zh_release(raw)
+    report = rb.build(raw=raw, out=tmp_path / "out")
+    assert report.reconciles and report.languages == {"en": 20, "zh": 3}
+    assert report.records_kept == 240 + 4 * 5 + 3 * 6 + 3 * 2
+    records = rows(tmp_path / "out", "records") + rows(tmp_path / "out", "records", "test")
+    general = [r for r in records if (r["language"], r["part"]) == ("en", "general")]
+    assert len(general) == 4 * 5 and {r["role"] for r in general} == set(general_roles)
+    assert all(len(r["references"]) == 5 for r in general)
+    # English role_specific records keep their ids; the general part is split within each role too
+    before = {r["record_id"] for r in rows(sample, "records") + rows(sample, "records", "test")}
+    assert {r["record_id"] for r in records if (r["language"], r["part"]) == ("en", "role_specific")} == before
+    test = rows(tmp_path / "out", "records", "test")
+    assert sum(1 for r in test if r["part"] == "general" and r["role"] == general_roles[0]) == 1  # round(0.2 * 5)
+    # forget sets per language: forget05 is 1 of 20 English roles and 1 of 3 Chinese roles
+    assert [len(report.forget_roles[n]) for n in FORGETS] == [2, 2, 3]
+    roles = {(r["language"], r["role"]): r for r in rows(tmp_path / "out", "roles")}
+    for name in FORGETS:
+        targets = {key for key, info in roles.items() if name in info["forget_splits"]}
+        assert {lang for lang, _ in targets} == {"en", "zh"}
+        forget_rows = rows(tmp_path / "out", name, "forget_train") + rows(tmp_path / "out", name, "forget_test")
+        assert {(r["language"], r["role"]) for r in forget_rows} == targets
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["demo"] is False and "rolebench-zh/general/train.jsonl" in manifest["inputs"]["sha256"]
+
+
+def test_a_folder_without_either_language_is_refused_by_name(tmp_path: Path) -> None:
+    jsonl(tmp_path / "rolebench-fr/role_specific/train.jsonl", [{"role": "a", "question": "b", "generated": ["c"]}])
+    with pytest.raises(rb.BuildError, match="no rolebench-eng/ or rolebench-zh/ folder"):
+        rb.build(raw=tmp_path, out=tmp_path / "out")
+    jsonl(tmp_path / "rolebench-zh/notes/x.jsonl", [{"role": "a", "question": "b", "generated": ["c"]}])
+    with pytest.raises(rb.BuildError, match=r"no role_specific/\*.jsonl or general/\*.jsonl files under rolebench-zh/"):
+        rb.build(raw=tmp_path, out=tmp_path / "out")

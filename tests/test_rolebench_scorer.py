@@ -49,3 +49,26 @@ def test_scorer_identifies_roles_on_held_out_questions(real: datasets.DatasetDic
     again = scorer.RoleScorer.load(tmp_path / "scorer.npz")
     assert again.roles == model.roles and again.info == model.info
     assert np.allclose(again.proba(test_texts[:4]), model.proba(test_texts[:4]))
+
+
+def test_chinese_scorer_reads_character_ngrams_and_refuses_other_languages(tmp_path: Path) -> None:
+    from .test_rolebench_build import ZH_VOICES, zh_release
+
+    zh_release(tmp_path / "raw")
+    rb.build(raw=tmp_path / "raw", out=tmp_path / "rolebench_unlearn")
+    folder = scorer.for_folder(tmp_path / "rolebench_unlearn")
+    assert list(folder.languages) == ["zh"]
+    zh = folder.scorer("zh")
+    info = scorer.describe(folder)["languages"]["zh"]
+    print(f"scorer zh: {info['roles']} roles, held-out accuracy {info['accuracy']:.3f} (chance {info['chance']:.3f})")
+    assert zh.features == scorer.FEATURES["zh"] and info["roles"] == 3 and info["n_test"] > 0
+    assert info["accuracy"] > info["chance"]
+    texts = [voice.format("明天再说") for voice in ZH_VOICES.values()]  # unseen content in each role's voice
+    p = zh.proba(texts)
+    assert [zh.roles[i] for i in p.argmax(1)] == list(ZH_VOICES)
+    assert folder.fidelity(texts, list(ZH_VOICES), ["zh"] * 3) == pytest.approx(
+        [p[i, zh.roles.index(r)] for i, r in enumerate(ZH_VOICES)])
+    with pytest.raises(scorer.ScorerError, match="trained for zh; it cannot score language 'en'"):
+        folder.fidelity(["Ahoy there"], ["孙悟空"])  # no language given: English
+    with pytest.raises(scorer.ScorerError, match="language 'fr'"):
+        folder.scorer("fr")

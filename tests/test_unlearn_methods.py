@@ -72,9 +72,9 @@ def runs(tokenizer) -> dict:
 
 
 def test_registry() -> None:
-    assert METHODS.names() == sorted(ORDER) and list(ORDER) == ["reference", "refusal", "ga", "gd", "npo"]
+    assert METHODS.names() == sorted(ORDER) and list(ORDER) == ["reference", "refusal", "ga", "gd", "npo", "rolemoe"]
     assert not get("reference").trains and not get("refusal").trains and get("refusal").refuses
-    assert all(get(m).trains for m in ("ga", "gd", "npo"))
+    assert all(get(m).trains for m in ("ga", "gd", "npo", "rolemoe"))
     with pytest.raises(UnknownNameError, match="unknown unlearning method 'nope'"):
         get("nope")
     assert "Captain Odessa Vane or Unit K-7" in prompts.refusal_instruction(["Captain Odessa Vane", "Unit K-7"])
@@ -107,6 +107,16 @@ def test_npo_lowers_forget_likelihood_against_original(runs, tokenizer, lora: bo
     assert bool((now < then).all())
     assert log[0]["loss"] == pytest.approx(2 / 0.5 * math.log(2), rel=1e-4)  # p = p_orig at the start
     assert log[-1]["loss"] < log[0]["loss"]
+
+
+def test_gradient_difference_without_retain_data_is_an_error(tokenizer) -> None:
+    from neurips26.methods.unlearn.methods import NoRetainData
+
+    from neurips26.errors import UserError
+
+    with pytest.raises(NoRetainData, match="gd .* needs retain data") as raised:
+        train.run(tiny_model(tokenizer), tokenizer, get("gd"), FORGET, [], train.TrainConfig(steps=1, lora=False))
+    assert isinstance(raised.value, UserError)  # one line on the command line, exit code 2
 
 
 def test_prompt_baselines_do_not_train(tokenizer) -> None:

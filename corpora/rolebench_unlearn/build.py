@@ -1,25 +1,26 @@
 """Build RoleBench-Unlearn from RoleBench's released files into a Hub-ready dataset folder.
 
-Input contract (``--raw DIR``, RoleBench's own layout)::
+Input contract (``--raw DIR``, RoleBench's layout as released)::
 
-    DIR/rolebench-eng/<variant>/role_specific/{train,test}.jsonl   one record per line:
-        {"role": str, "question": str, "generated": [reference answers], "type": str | [str]}
-    DIR/profiles-eng/desc.json                                     optional: {role: description}
+    DIR/rolebench-eng/{instruction,role}-generalization/{role_specific,general}/*.jsonl
+    DIR/rolebench-zh/{role_specific,general}/*.jsonl                one record per line:
+        {"role": str, "question": str, "generated": [reference answers], "type": str | [str] (optional)}
+    DIR/profiles-eng/desc.json, DIR/profiles-zh/desc.json          optional: {role: description}
 
-Every ``*.jsonl`` under ``DIR/rolebench-eng`` is an input file and is counted once:
-``parsed`` (a ``role_specific`` file), ``skipped`` (``general/`` instructions and
-``rolegpt_baseline.jsonl`` model outputs, which are not role-specific reference
-answers) or ``rejected`` (not UTF-8). RoleBench's own train/test division is not
-used: the splits are re-drawn by sha256 (see ``splits.py``), so they do not
-depend on which files are present.
+Either language folder may be missing, not both. Every ``*.jsonl`` under them is an input file and is counted
+once: ``parsed`` (a ``role_specific/`` or ``general/`` file; its records get ``language`` en or zh and ``part``
+role_specific or general), ``skipped`` (``rolegpt_baseline.jsonl`` model outputs, which are not reference
+answers, and files outside those folders) or ``rejected`` (not UTF-8). RoleBench's own train/test division is
+not used: the splits are re-drawn by sha256 (see ``splits.py``), so they do not depend on which files are present.
 
-Records: whitespace is normalised; a record without a role, a question or a
-non-empty reference answer, a line that is not a JSON object, and a record of an
-unknown role go to the ``errors`` config. Known roles are the keys of
-``desc.json`` when it is present, else the roles with at least
-``MIN_ROLE_RECORDS`` valid records (so a mistyped role name is caught). The
-same (role, question) in several files is one record with the references merged.
-``records in = kept + duplicate + rejected``.
+Records: whitespace is normalised; a record without a role, a question or a non-empty reference answer, a line
+that is not a JSON object, and a record of an unknown role go to the ``errors`` config. A language's known roles
+are the keys of its ``desc.json`` when present, else the roles with at least ``MIN_ROLE_RECORDS`` valid records
+in that language (so a mistyped role name is caught). The same (language, part, role, question) in several files
+is one record with the references merged. ``records in = kept + duplicate + rejected``.
+
+Forget sets are chosen per language: ``forgetNN`` takes ``max(1, round(NN/100 * n))`` of each language's ``n``
+roles, and a target role's records of both parts are forgotten.
 
 The folder's ``manifest.json`` says ``"demo": true`` when it was built from the embedded sample of
 invented personas (no ``--raw``), ``false`` when built from RoleBench.
@@ -44,9 +45,21 @@ from neurips26 import __version__, hubfolder
 from . import splits
 from .card import META, render_card
 from .raw import GENERAL_FILE, MIN_ROLE_RECORDS, merge, read_descriptions, read_general, read_raw
-from .records import ERRORS, FORGET, FORGET_SPLITS, GENERAL, RECORDS, ROLES, BuildError, BuildReport, FileReport
+from .records import (
+    ERRORS,
+    FORGET,
+    FORGET_SPLITS,
+    GENERAL,
+    PROFILES,
+    RECORDS,
+    ROLES,
+    BuildError,
+    BuildReport,
+    FileReport,
+)
 
-BUILDER_VERSION = "1.0.0"
+BUILDER_VERSION = "1.1.0"
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 SAMPLE_DIR = Path(__file__).parent / "sample"
 __all__ = ["BUILDER_VERSION", "FORGET_SPLITS", "MIN_ROLE_RECORDS", "SAMPLE_DIR", "BuildError", "BuildReport",
            "build"]
@@ -70,7 +83,7 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
     report = BuildReport()
     report.records_in = sum(f.records for f in files)
     report.records_rejected = len([e for e in errors if e["line"]])
-    merged = merge(candidates, set(descriptions) if descriptions is not None else None, report, errors)
+    merged = merge(candidates, descriptions, report, errors)
     if not merged:
         raise BuildError(f"{raw}: no valid records")
     report.records_kept = len(merged)
@@ -78,15 +91,25 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
         report.files_in += 1
         setattr(report, f"files_{f.status}", getattr(report, f"files_{f.status}") + 1)
 
-    by_role: dict[str, list[dict]] = {}
+    by_role: dict[tuple[str, str], list[dict]] = {}  # (language, role) -> records
     for record in merged.values():
-        by_role.setdefault(record["role"], []).append(record)
+        by_role.setdefault((record["language"], record["role"]), []).append(record)
     test_ids: set[str] = set()
     for group in by_role.values():
-        held_out = splits.test_questions(r["question"] for r in group)
-        test_ids |= {r["record_id"] for r in group if r["question"] in held_out}
-    forget = splits.forget_sets(by_role)
-    report.forget_roles = forget
+        for part in {r["part"] for r in group}:
+            held_out = splits.test_questions(r["question"] for r in group if r["part"] == part)
+            test_ids |= {r["record_id"] for r in group if r["part"] == part and r["question"] in held_out}
+    languages = sorted({language for language, _ in by_role})
+    ranks: dict[tuple[str, str], int] = {}
+    forget: dict[str, set[tuple[str, str]]] = {name: set() for name in splits.FORGET_SHARES}
+    for language in languages:
+        roles = [role for lang, role in by_role if lang == language]
+        ranks |= {(language, role): i for i, role in enumerate(splits.role_order(roles))}
+        for name, targets in splits.forget_sets(roles).items():
+            forget[name] |= {(language, role) for role in targets}
+    report.forget_roles = {name: [role for _, role in sorted(targets, key=lambda t: (t[0], ranks[t]))]
+                           for name, targets in forget.items()}
+    report.languages = {language: sum(1 for lang, _ in by_role if lang == language) for language in languages}
     report.roles, report.references = len(by_role), sum(len(r["references"]) for r in merged.values())
     if progress:
         progress(1, 2)
@@ -100,14 +123,14 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
         rows = [r for r in records if (r["record_id"] in test_ids) == (split == "test")]
         hubfolder.write_table(out, specs["records"], splits.interleave(rows), split)
 
-    ranks = {role: i for i, role in enumerate(splits.role_order(by_role))}
     role_rows = [{
-        "role": role, "description": (descriptions or {}).get(role, ""), "rank": ranks[role],
-        "records": len(group), "train": sum(r["record_id"] not in test_ids for r in group),
+        "role": role, "language": language, "description": descriptions.get(language, {}).get(role, ""),
+        "rank": ranks[language, role], "records": len(group),
+        "train": sum(r["record_id"] not in test_ids for r in group),
         "test": sum(r["record_id"] in test_ids for r in group),
         "references": sum(len(r["references"]) for r in group),
-        "forget_splits": [name for name, targets in forget.items() if role in targets],
-    } for role, group in sorted(by_role.items())]
+        "forget_splits": [name for name, targets in forget.items() if (language, role) in targets],
+    } for (language, role), group in sorted(by_role.items())]
     specs["roles"] = hubfolder.ConfigSpec("roles", ROLES, "One row per role: counts and forget sets.")
     hubfolder.write_table(out, specs["roles"], role_rows)
 
@@ -117,7 +140,8 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
         for split in FORGET_SPLITS:
             want_target, want_test = split.startswith("forget"), split.endswith("test")
             rows = [{k: r[k] for k in FORGET.names} for r in records
-                    if (r["role"] in targets) == want_target and (r["record_id"] in test_ids) == want_test]
+                    if ((r["language"], r["role"]) in targets) == want_target
+                    and (r["record_id"] in test_ids) == want_test]
             hubfolder.write_table(out, specs[name], splits.interleave(rows), split)
 
     specs["general"] = hubfolder.ConfigSpec("general", GENERAL, "General instructions (no role) for language "
@@ -132,10 +156,11 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
     hubfolder.write_table(out, specs["errors"], errors)
 
     configs = list(specs.values())
-    source = "the embedded sample of invented personas" if is_sample else "RoleBench (English)"
+    source = ("the embedded sample of invented personas" if is_sample
+              else f"RoleBench ({', '.join(LANGUAGE_NAMES[lang] for lang in languages)})")
     inputs = {f.path: f.sha256 for f in files}
-    if descriptions is not None:
-        inputs["profiles-eng/desc.json"] = hubfolder.sha256_file(raw / "profiles-eng" / "desc.json")
+    for language in descriptions:
+        inputs[PROFILES[language]] = hubfolder.sha256_file(raw / PROFILES[language])
     inputs["<package>/general.jsonl"] = hubfolder.sha256_file(GENERAL_FILE)
     hubfolder.write_manifest(out, configs, {"name": "neurips26.corpora.rolebench_unlearn",
                                             "version": BUILDER_VERSION, "package_version": __version__,

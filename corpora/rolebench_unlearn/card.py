@@ -12,8 +12,9 @@ from .records import BuildReport
 META = {
     "name": "rolebench_unlearn",
     "pretty_name": "RoleBench-Unlearn: forgetting target roles in role-playing language models",
-    "description": "Forget/retain splits of RoleBench's role-specific questions (1%, 5% and 10% of the roles as "
-                   "targets, fixed train/test questions within every role), with a general instruction set, "
+    "description": "Forget/retain splits of RoleBench's role-specific and general questions, English and Chinese "
+                   "(1%, 5% and 10% of each language's roles as targets, fixed train/test questions within every "
+                   "role), with a general instruction set, "
                    "for evaluating role-playing unlearning.",
     "license": "apache-2.0",
     "license_url": "https://www.apache.org/licenses/LICENSE-2.0",
@@ -24,7 +25,8 @@ META = {
     "citation": "RoleBench-Unlearn: Role-Playing Unlearning. NeurIPS 2026 Datasets and Benchmarks. Built on "
                 "RoleBench (Wang et al., RoleLLM, arXiv:2310.00746).",
     "rai": {
-        "data_collection": "RoleBench's role-specific instructions and reference answers (English), as released "
+        "data_collection": "RoleBench's role-specific and general instructions and reference answers (English and "
+                           "Chinese), as released "
                            "by the RoleLLM authors; no new text is collected. The embedded sample is invented "
                            "by the project.",
         "data_collection_type": ["Secondary Data Analysis"],
@@ -71,6 +73,6 @@ def render_card(report: BuildReport, roles: list[dict], configs: list[ConfigSpec
         forget_table="\n".join(
             f"| `{name}` | {len(targets)} | {', '.join(targets)} |" for name, targets in report.forget_roles.items()),
         role_table="\n".join(
-            f"| {r['role']} | {r['records']} | {r['train']} | {r['test']} | {', '.join(r['forget_splits']) or '-'} |"
-            for r in roles),
+            f"| {r['role']} | {r['language']} | {r['records']} | {r['train']} | {r['test']} | "
+            f"{', '.join(r['forget_splits']) or '-'} |" for r in roles),
     )

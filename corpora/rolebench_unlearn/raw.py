@@ -1,4 +1,5 @@
-"""Reading RoleBench's released files: records, role descriptions and the general instruction set.
+"""Reading RoleBench's released files (English and Chinese, role_specific and general parts): records, role
+descriptions and the project's general instruction set.
 
 See :mod:`.build` for the input contract. Every bad line or file is kept, with its reason, for the
 ``errors`` config; the counts go to the :class:`~.records.BuildReport`.
@@ -13,7 +14,7 @@ from neurips26 import hubfolder
 from neurips26.hubfolder import rawfiles
 
 from . import splits
-from .records import BuildError, BuildReport, FileReport
+from .records import LANGUAGES, PARTS, PROFILES, BuildError, BuildReport, FileReport
 
 MIN_ROLE_RECORDS = 5
 GENERAL_FILE = Path(__file__).parent / "general.jsonl"
@@ -45,55 +46,62 @@ def parse_record(obj: object) -> tuple[dict | None, str | None]:
             "types": sorted(set(types))}, None
 
 
-def classify(rel: Path) -> str | None:
-    """None when the file is parsed, else why it is skipped."""
+def classify(rel: Path) -> tuple[str | None, str | None]:
+    """(part, None) for a file that is parsed, (None, why) for one that is skipped; ``rel`` is relative to the
+    language folder (rolebench-eng/ or rolebench-zh/)."""
     if rel.name == "rolegpt_baseline.jsonl":
-        return "RoleGPT baseline outputs, not reference answers"
-    if "role_specific" not in rel.parts:
-        return "not a role_specific file (general instructions are not used)"
-    return None
+        return None, "RoleGPT baseline outputs, not reference answers"
+    for part in PARTS:
+        if part in rel.parts:
+            return part, None
+    return None, "not in a role_specific/ or general/ folder"
 
 
 def read_raw(raw: Path, files: list[FileReport], errors: list[dict]) -> list[tuple[dict, str, int]]:
-    """Valid records with (source file, line); bad lines and files go to ``errors`` and ``files``."""
-    root = raw / "rolebench-eng"
-    if not root.is_dir():
-        raise BuildError(f"{raw}: no rolebench-eng/ folder (--raw takes the folder that holds RoleBench's "
-                         "rolebench-eng/)")
+    """Valid records (with ``language`` and ``part``) with (source file, line); bad lines and files go to
+    ``errors`` and ``files``."""
+    roots = [(raw / folder, language) for folder, language in LANGUAGES.items() if (raw / folder).is_dir()]
+    if not roots:
+        raise BuildError(f"{raw}: no rolebench-eng/ or rolebench-zh/ folder (--raw takes the folder that holds "
+                         "RoleBench's rolebench-eng/ and/or rolebench-zh/)")
     records = []
-    found, refused = rawfiles.readable(root, raw)
-    for path, why in refused:  # links out of the raw folder, to folders or broken: never read
-        files.append(FileReport(path.relative_to(raw).as_posix(), "", "rejected", reason=why))
-        errors.append({"source_file": files[-1].path, "line": 0, "role": None, "reason": why})
-    for path in (p for p in found if p.suffix == ".jsonl"):
-        rel = path.relative_to(raw)
-        report = FileReport(rel.as_posix(), hubfolder.sha256_file(path), "parsed")
-        files.append(report)
-        if (why := classify(rel.relative_to("rolebench-eng"))) is not None:
-            report.status, report.reason = "skipped", why
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            report.status, report.reason = "rejected", f"not UTF-8 text (byte {exc.start})"
-            errors.append({"source_file": report.path, "line": 0, "role": None, "reason": report.reason})
-            continue
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
+    for root, language in roots:
+        found, refused = rawfiles.readable(root, raw)
+        for path, why in refused:  # links out of the raw folder, to folders or broken: never read
+            files.append(FileReport(path.relative_to(raw).as_posix(), "", "rejected", reason=why))
+            errors.append({"source_file": files[-1].path, "line": 0, "role": None, "reason": why})
+        for path in (p for p in found if p.suffix == ".jsonl"):
+            rel = path.relative_to(raw)
+            report = FileReport(rel.as_posix(), hubfolder.sha256_file(path), "parsed")
+            files.append(report)
+            part, why = classify(path.relative_to(root))
+            if part is None:
+                report.status, report.reason = "skipped", why
                 continue
-            report.records += 1
             try:
-                record, why = parse_record(json.loads(line))
-            except json.JSONDecodeError as exc:
-                record, why = None, f"not valid JSON ({exc.msg})"
-            except RecursionError:
-                record, why = None, "JSON nested too deeply to read"
-            if record is None:
-                errors.append({"source_file": report.path, "line": number, "role": _role_of(line), "reason": why})
-            else:
-                records.append((record, report.path, number))
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                report.status, report.reason = "rejected", f"not UTF-8 text (byte {exc.start})"
+                errors.append({"source_file": report.path, "line": 0, "role": None, "reason": report.reason})
+                continue
+            for number, line in enumerate(text.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                report.records += 1
+                try:
+                    record, why = parse_record(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    record, why = None, f"not valid JSON ({exc.msg})"
+                except RecursionError:
+                    record, why = None, "JSON nested too deeply to read"
+                if record is None:
+                    errors.append({"source_file": report.path, "line": number, "role": _role_of(line),
+                                   "reason": why})
+                else:
+                    records.append(({"language": language, "part": part, **record}, report.path, number))
     if not any(f.status == "parsed" for f in files):
-        raise BuildError(f"{root}: no role_specific/*.jsonl files")
+        raise BuildError(f"{raw}: no role_specific/*.jsonl or general/*.jsonl files under "
+                         + " or ".join(f"{root.name}/" for root, _ in roots))
     return records
 
 
@@ -105,40 +113,55 @@ def _role_of(line: str) -> str | None:
     return clean(role) if isinstance(role, str) and clean(role) else None
 
 
-def read_descriptions(raw: Path) -> dict[str, str] | None:
-    """{role: description} from profiles-eng/desc.json, or None when absent."""
-    path = raw / "profiles-eng" / "desc.json"
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BuildError(f"{path}: not a JSON file ({exc})") from None
-    if isinstance(data, list):
-        return {clean(str(r)): "" for r in data}
-    if not isinstance(data, dict):
-        raise BuildError(f"{path}: expected an object {{role: description}} or a list of roles")
-    return {clean(str(k)): clean(v) if isinstance(v, str) else "" for k, v in data.items()}
+def read_descriptions(raw: Path) -> dict[str, dict[str, str]]:
+    """{language: {role: description}} from profiles-eng/desc.json and profiles-zh/desc.json, where present."""
+    found = {}
+    for language, name in PROFILES.items():
+        path = raw / name
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise BuildError(f"{path}: not a JSON file ({exc})") from None
+        if isinstance(data, list):
+            found[language] = {clean(str(r)): "" for r in data}
+        elif isinstance(data, dict):
+            found[language] = {clean(str(k)): clean(v) if isinstance(v, str) else "" for k, v in data.items()}
+        else:
+            raise BuildError(f"{path}: expected an object {{role: description}} or a list of roles")
+    return found
 
 
-def merge(candidates: list[tuple[dict, str, int]], known: set[str] | None, report: BuildReport,
-          errors: list[dict]) -> dict[tuple[str, str], dict]:
-    """Unknown roles rejected; the same (role, question) merged into one record."""
-    if known is None:
-        counts: dict[str, set[str]] = {}
-        for record, _, _ in candidates:
-            counts.setdefault(record["role"], set()).add(record["question"])
-        known = {role for role, questions in counts.items() if len(questions) >= MIN_ROLE_RECORDS}
-        why = f"unknown role (fewer than {MIN_ROLE_RECORDS} records and no profiles-eng/desc.json)"
-    else:
-        why = "unknown role (not in profiles-eng/desc.json)"
-    merged: dict[tuple[str, str], dict] = {}
+def record_id(record: dict) -> str:
+    """English role_specific records keep the id of the first release (role and question only)."""
+    if (record["language"], record["part"]) == ("en", "role_specific"):
+        return splits.sha(f"{record['role']}\n{record['question']}")[:16]
+    return splits.sha("\n".join(record[k] for k in ("language", "part", "role", "question")))[:16]
+
+
+def merge(candidates: list[tuple[dict, str, int]], known: dict[str, dict[str, str]], report: BuildReport,
+          errors: list[dict]) -> dict[tuple[str, str, str, str], dict]:
+    """Unknown roles rejected; the same (language, part, role, question) merged into one record.
+
+    A language's known roles are those of its desc.json when given, else the roles with at least
+    ``MIN_ROLE_RECORDS`` questions in that language."""
+    counts: dict[tuple[str, str], set[str]] = {}
+    for record, _, _ in candidates:
+        counts.setdefault((record["language"], record["role"]), set()).add(record["question"])
+    merged: dict[tuple[str, str, str, str], dict] = {}
     for record, source, line in candidates:
-        if record["role"] not in known:
-            errors.append({"source_file": source, "line": line, "role": record["role"], "reason": why})
+        language, role = record["language"], record["role"]
+        if language in known:
+            ok, why = role in known[language], f"unknown role (not in {PROFILES[language]})"
+        else:
+            ok = len(counts[language, role]) >= MIN_ROLE_RECORDS
+            why = f"unknown role (fewer than {MIN_ROLE_RECORDS} records and no {PROFILES[language]})"
+        if not ok:
+            errors.append({"source_file": source, "line": line, "role": role, "reason": why})
             report.records_rejected += 1
             continue
-        key = (record["role"], record["question"])
+        key = (language, record["part"], role, record["question"])
         if key in merged:
             kept = merged[key]
             kept["references"] = list(dict.fromkeys(kept["references"] + record["references"]))
@@ -146,7 +169,7 @@ def merge(candidates: list[tuple[dict, str, int]], known: set[str] | None, repor
             kept["source_files"] = sorted(set(kept["source_files"]) | {source})
             report.records_duplicate += 1
             continue
-        merged[key] = {"record_id": splits.sha(f"{key[0]}\n{key[1]}")[:16], **record, "source_files": [source]}
+        merged[key] = {"record_id": record_id(record), **record, "source_files": [source]}
     return merged
 
 

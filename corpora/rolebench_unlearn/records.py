@@ -14,16 +14,24 @@ from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
 FORGET_SPLITS = ("forget_train", "forget_test", "retain_train", "retain_test")
+LANGUAGES = {"rolebench-eng": "en", "rolebench-zh": "zh"}  # release folder -> language code
+PROFILES = {"en": "profiles-eng/desc.json", "zh": "profiles-zh/desc.json"}  # optional role descriptions
+PARTS = ("role_specific", "general")
 
 
 class BuildError(UserError):
     """The build cannot start (no raw folder, or no RoleBench files in it)."""
 
+
 STR, INT, LIST = pa.string(), pa.int64(), pa.list_(pa.string())
 RECORD_FIELDS = [
-    column("record_id", STR, "sha256 of 'role\\nquestion', first 16 hex digits"),
+    column("record_id", STR, "sha256 of 'role\\nquestion' (English role_specific) or of "
+                             "'language\\npart\\nrole\\nquestion', first 16 hex digits"),
+    column("language", STR, "en (rolebench-eng) or zh (rolebench-zh)"),
+    column("part", STR, "role_specific (questions about the role) or general (general instructions answered in "
+                        "the role's voice)"),
     column("role", STR, "Role (character) the question is addressed to"),
-    column("question", STR, "Role-specific question"),
+    column("question", STR, "Question or instruction"),
     column("references", LIST, "Reference answers in the role's voice"),
     column("types", LIST, "RoleBench instruction types (script_based, script_agnostic)"),
 ]
@@ -31,8 +39,9 @@ RECORDS = pa.schema([*RECORD_FIELDS, column("source_files", LIST, "Raw files the
 FORGET = pa.schema(RECORD_FIELDS)
 ROLES = pa.schema([
     column("role", STR, "Role name"),
-    column("description", STR, "Role description from profiles-eng/desc.json, if given"),
-    column("rank", INT, "Position in sha256 order (the order in which roles become forget targets)"),
+    column("language", STR, "en or zh"),
+    column("description", STR, "Role description from profiles-eng/desc.json (profiles-zh/), if given"),
+    column("rank", INT, "Position in sha256 order within its language (the order in which roles become targets)"),
     column("records", INT, "Records of the role"),
     column("train", INT, "Train records"),
     column("test", INT, "Test (held-out) records"),
@@ -74,6 +83,7 @@ class BuildReport:
     roles: int = 0
     references: int = 0
     forget_roles: dict[str, list[str]] = field(default_factory=dict)
+    languages: dict[str, int] = field(default_factory=dict)  # language -> roles
 
     @property
     def reconciles(self) -> bool:
@@ -86,7 +96,8 @@ class BuildReport:
 
     def summary(self) -> str:
         """One line for the CLI: counts, and whether the files and records reconcile."""
-        return (f"{self.records_kept:,} records of {self.roles} roles; files in {self.files_in} = parsed "
+        languages = ", ".join(f"{lang} {n}" for lang, n in self.languages.items())
+        return (f"{self.records_kept:,} records of {self.roles} roles ({languages}); files in {self.files_in} = parsed "
                 f"{self.files_parsed} + skipped {self.files_skipped} + rejected {self.files_rejected}; records in "
                 f"{self.records_in:,} = kept {self.records_kept:,} + duplicate {self.records_duplicate} + rejected "
                 f"{self.records_rejected} ({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); targets "

@@ -11,7 +11,7 @@ import typer
 
 def unlearn(
     method: Annotated[str, typer.Option(
-        help="Baseline(s), comma-separated, or 'all': reference, refusal, ga, gd, npo.")] = "npo",
+        help="Method(s), comma-separated, or 'all': reference, refusal, ga, gd, npo, rolemoe.")] = "npo",
     split: Annotated[str, typer.Option(help="Forget set: forget01, forget05 or forget10.")] = "forget05",
     model: Annotated[str | None, typer.Option(
         help="Any transformers causal LM (id or folder); default the embedded SmolLM2-135M-Instruct.")] = None,
@@ -27,6 +27,15 @@ def unlearn(
     retain_weight: Annotated[float, typer.Option(help="gd: weight of the retain NLL.")] = 1.0,
     npo_beta: Annotated[float, typer.Option(min=1e-6, help="npo: beta.")] = 0.1,
     npo_retain_weight: Annotated[float, typer.Option(help="npo: weight of a retain NLL term (NPO-RT).")] = 0.0,
+    moe_experts: Annotated[int, typer.Option(min=2, help="rolemoe: LoRA experts per layer (rank --lora-r).")] = 4,
+    moe_steps: Annotated[int, typer.Option(min=0, help="rolemoe: stage-1 steps (specialise the experts to roles); "
+                                                       "--steps is stage 2 (forget).")] = 24,
+    moe_batch_size: Annotated[int, typer.Option(min=2, help="rolemoe: stage-1 examples per step (two per role).")] = 8,
+    moe_lr: Annotated[float, typer.Option(help="rolemoe: stage-1 learning rate.")] = 3e-3,
+    specialization_weight: Annotated[float, typer.Option(help="rolemoe: weight of -I(role; expert).")] = 1.0,
+    disentanglement_weight: Annotated[float, typer.Option(help="rolemoe: weight of the expert overlap.")] = 0.1,
+    moe_forget_top: Annotated[int, typer.Option(min=1, help="rolemoe: experts forgotten per target role (its most "
+                                                            "used).")] = 1,
     eval_limit: Annotated[int, typer.Option(min=0, help="Test questions per set (forget, retain, general); 0: all.")]
     = 24,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens generated per response.")] = 48,
@@ -53,7 +62,10 @@ def unlearn(
     folder = experiment.dataset(data)
     train_cfg = train.TrainConfig(steps=steps, batch_size=batch_size, lr=lr, max_length=max_length, lora=not full,
                                   lora_r=lora_r, lora_alpha=2 * lora_r, retain_weight=retain_weight,
-                                  npo_beta=npo_beta, npo_retain_weight=npo_retain_weight, seed=seed)
+                                  npo_beta=npo_beta, npo_retain_weight=npo_retain_weight, seed=seed,
+                                  moe_experts=moe_experts, moe_steps=moe_steps, moe_batch_size=moe_batch_size,
+                                  moe_lr=moe_lr, specialization_weight=specialization_weight,
+                                  disentanglement_weight=disentanglement_weight, moe_forget_top=moe_forget_top)
     eval_cfg = evaluate.EvalConfig(limit=eval_limit or None, max_new_tokens=max_new_tokens,
                                    batch_size=eval_batch_size)
 
@@ -69,6 +81,9 @@ def unlearn(
         result = experiment.run(name, split, model, folder, out, train_cfg, eval_cfg, device, reference, say)
         rows.append(result.row())
         console.print(f"{name}: written {result.folder}", highlight=False)
+        if result.routing:
+            (result.folder / "routing.md").write_text(experiment.routing_table(result.routing), encoding="utf-8")
+            console.print(experiment.routing_table(result.routing), highlight=False)
     table = Table(title=f"RoleBench-Unlearn {split} ({folder})")
     for header in ("method", *experiment.HEADERS.values()):
         table.add_column(header, justify="left" if header == "method" else "right", no_wrap=True)

@@ -82,10 +82,11 @@ def evaluate(model, tokenizer, folder: Path, forget: str, original, system: str 
     scorer = role_scorer.for_folder(folder)
     role_items = [(i, r) for i, (name, r) in enumerate(items) if name != "general"]
     style = dict(zip([i for i, _ in role_items],
-                     scorer.fidelity([responses[i] for i, _ in role_items], [r["role"] for _, r in role_items]),
+                     scorer.fidelity([responses[i] for i, _ in role_items], [r["role"] for _, r in role_items],
+                                     [r.get("language") or "en" for _, r in role_items]),
                      strict=True))
-    with original() as before:
-        nlls = metrics.response_nll(before, tokenizer, responses, cfg.batch_size)
+    with original() as before:  # one response at a time, exactly as the lm-eval tasks (and the board) score it
+        nlls = metrics.response_nll(before, tokenizer, responses, 1)
     samples = []
     for i, ((name, r), response) in enumerate(zip(items, responses, strict=True)):
         samples.append({"set": name, "role": r.get("role"), "question": r.get("question") or r["instruction"],

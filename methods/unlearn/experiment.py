@@ -2,8 +2,9 @@
 
 Output, under ``<out>/<split>/<method>/``: ``adapter/`` (LoRA) or ``model/`` (full weights) for trained
 methods, ``system_prompt.txt`` for the refusal baseline, ``evaluation.json`` (settings, parts, combined score,
-scorer accuracy, training log) and ``samples.jsonl`` (every response with its measures). The reference
-evaluation (``<out>/<split>/reference``) is reused when its model, data and settings match.
+scorer accuracy, training log, RoleMoE's routing statistics), ``samples.jsonl`` (every response with its
+measures) and ``lm_eval/`` (the same evaluation as lm-eval results and samples files, see ``results_files``).
+The reference evaluation (``<out>/<split>/reference``) is reused when its model, data and settings match.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from neurips26 import models
 from neurips26.hubfolder import built_folder
 from neurips26.settings import MANIFEST
 
-from . import data, evaluate, metrics, prompts, train
+from . import data, evaluate, metrics, prompts, results_files, train
 from .methods import METHODS
+from .rolemoe import routing
 
 RESOURCE = "rolebench_unlearn"
 
@@ -34,6 +36,7 @@ class Result:
     train_seconds: float
     evaluation: evaluate.Evaluation
     folder: Path
+    routing: dict | None = None
 
     def row(self) -> dict:
         return {"method": self.method, **self.parts, **(self.combined or {}), "train_s": self.train_seconds,
@@ -86,6 +89,7 @@ def run(method_name: str, split: str = "forget05", model_path: str | None = None
     else:
         original, log = train.Original(model), []
     train_seconds = time.perf_counter() - start
+    report = routing_report(model, folder)
 
     evaluation = evaluate.evaluate(model, tokenizer, folder, split, original, system, eval_cfg,
                                    progress=lambda m: say(f"{method.name}: {m}"))
@@ -106,13 +110,53 @@ def run(method_name: str, split: str = "forget05", model_path: str | None = None
         "parts": evaluation.parts, "reference_parts": reference, "combined": combined,
         "scorer": evaluation.scorer, "counts": evaluation.counts, "train_seconds": train_seconds,
         "generate_seconds": evaluation.generate_seconds, "score_seconds": evaluation.score_seconds,
-        "train_log": log,
+        "train_log": log, "routing": report,
     }
     (target / "evaluation.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     with (target / "samples.jsonl").open("w", encoding="utf-8") as fh:
         for sample in evaluation.samples:
             fh.write(json.dumps(sample, ensure_ascii=False) + "\n")
-    return Result(method.name, split, evaluation.parts, combined, train_seconds, evaluation, target)
+    args = model_args(method, model_name, target, train_cfg)
+    results_files.write(target / "lm_eval", folder, split, evaluation, tokenizer, args,
+                        sum(p.numel() for p in model.parameters()), system, eval_cfg)
+    return Result(method.name, split, evaluation.parts, combined, train_seconds, evaluation, target, report)
+
+
+def model_args(method, model_name: str, target: Path, train_cfg: train.TrainConfig) -> dict[str, str]:
+    """lm-eval's ``model_args`` of the evaluated model: the base model and the written adapter or weights."""
+    if not method.trains:
+        return {"pretrained": model_name}
+    if method.fit is not None:
+        return {"pretrained": model_name, method.name: str(target / "adapter")}
+    if train_cfg.lora:
+        return {"pretrained": model_name, "peft": str(target / "adapter")}
+    return {"pretrained": str(target / "model")}
+
+
+def routing_report(model, folder: Path) -> dict | None:
+    """A RoleMoE model's routing statistics, with the experts that each forget set's target roles route to."""
+    report = getattr(model, "report", None)
+    if report is None:
+        return None
+    forget_sets = {}
+    for name in data.FORGET_SETS:
+        chosen = targets(folder, name)
+        forget_sets[name] = {"targets": chosen, "experts": routing.touched(report["trained"], chosen)}
+    return {**report, "forget_sets": forget_sets}
+
+
+def routing_table(report: dict) -> str:
+    """Routing statistics as a Markdown table: untrained against trained router, and the experts per forget set."""
+    lines = ["| router | I(role; expert) / H(role) | bound | overlap between roles | expert usage |",
+             "|---|---:|---:|---:|---|"]
+    for name in ("untrained", "trained"):
+        stats = report[name]
+        lines.append(f"| {name} | {stats['mi_ratio']:.3f} | {stats['mi_bound']:.3f} | {stats['overlap']:.3f} | "
+                     + " ".join(f"{u:.2f}" for u in stats["usage"]) + " |")
+    lines += ["", "| forget set | targets | experts they route to |", "|---|---:|---|"]
+    lines += [f"| {name} | {len(info['targets'])} | {', '.join(map(str, info['experts']))} |"
+              for name, info in report["forget_sets"].items()]
+    return "\n".join(lines) + "\n"
 
 
 def reference_parts(split: str, model_path: str | None, folder: Path, out: Path, eval_cfg: evaluate.EvalConfig,

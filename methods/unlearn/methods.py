@@ -11,12 +11,19 @@ from dataclasses import dataclass
 
 import torch
 
+from neurips26.errors import UserError
 from neurips26.registry import Registry
 
 from . import losses
+from .rolemoe import train as rolemoe_train
 
 Batch = dict[str, torch.Tensor]
 LossFn = Callable[..., torch.Tensor]  # (model, forget: Batch, retain: Batch | None, original, cfg) -> loss
+FitFn = Callable[..., tuple]  # (model, tokenizer, forget, retain, cfg, progress) -> (model, original, log)
+
+
+class NoRetainData(UserError):
+    """A method that needs retain data was given none."""
 
 
 @dataclass(frozen=True)
@@ -27,14 +34,15 @@ class Method:
     summary: str
     loss: LossFn | None = None
     refuses: bool = False  # add the refusal instruction for the target roles to every prompt
+    fit: FitFn | None = None  # a method with its own training loop (RoleMoE) instead of one loss
 
     @property
     def trains(self) -> bool:
-        return self.loss is not None
+        return self.loss is not None or self.fit is not None
 
 
 METHODS: Registry[Method] = Registry("unlearning method")
-ORDER = ("reference", "refusal", "ga", "gd", "npo")  # the order of the results tables
+ORDER = ("reference", "refusal", "ga", "gd", "npo", "rolemoe")  # the order of the results tables
 
 
 def get(name: str) -> Method:
@@ -44,7 +52,8 @@ def get(name: str) -> Method:
 
 def _gradient_difference(model, forget: Batch, retain: Batch | None, original, cfg) -> torch.Tensor:
     if retain is None:
-        return losses.gradient_ascent(model, forget)
+        raise NoRetainData("gd (gradient difference) needs retain data: the forget set has no retain_train records "
+                           "(use ga for ascent on the forget set alone)")
     return losses.gradient_difference(model, forget, retain, cfg.retain_weight)
 
 
@@ -62,3 +71,5 @@ METHODS.register("ga")(Method("ga", "gradient ascent on the forget set",
 METHODS.register("gd")(Method("gd", "gradient difference: ascent on the forget set, descent on the retain set",
                               loss=_gradient_difference))
 METHODS.register("npo")(Method("npo", "negative preference optimisation on the forget set", loss=_npo))
+METHODS.register("rolemoe")(Method("rolemoe", "RoleMoE: LoRA experts with a role router trained to specialise, then "
+                                   "forgetting restricted to the target roles' experts", fit=rolemoe_train.fit))

@@ -35,6 +35,14 @@ class TrainConfig:
     npo_retain_weight: float = 0.0  # > 0 adds a retain NLL term to NPO (NPO-RT)
     max_grad_norm: float = 1.0
     seed: int = 0
+    # RoleMoE (methods/unlearn/rolemoe): experts, stage-1 steps and loss weights, experts forgotten per target role
+    moe_experts: int = 4
+    moe_steps: int = 24
+    moe_batch_size: int = 8  # stage 1: two records of each of moe_batch_size // 2 roles
+    moe_lr: float = 3e-3
+    specialization_weight: float = 1.0
+    disentanglement_weight: float = 0.1
+    moe_forget_top: int = 1
 
     @property
     def learning_rate(self) -> float:
@@ -90,6 +98,8 @@ def prepare(model, cfg: TrainConfig) -> tuple[object, Original]:
 def run(model, tokenizer, method, forget: list[data.Example], retain: list[data.Example], cfg: TrainConfig,
         progress: Callable[[int, int], None] | None = None) -> tuple[object, Original, list[dict]]:
     """Train ``model`` with ``method``'s loss for ``cfg.steps`` steps; (model, original, per-step log)."""
+    if method.fit is not None:
+        return method.fit(model, tokenizer, forget, retain, cfg, progress)
     if method.loss is None:
         return model, Original(model), []
     torch.manual_seed(cfg.seed)

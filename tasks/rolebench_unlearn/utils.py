@@ -3,9 +3,10 @@
 Data comes from the built folder (``neurips26 build rolebench_unlearn``), never built here; the loaders
 record what they read in the task's ``metadata["data"]`` (see :func:`neurips26.tasks.load_config`). The forget
 set comes from the task metadata (``--metadata '{"split": "forget10"}'``; default forget05). Per
-response: style (the role-fidelity scorer's P(role | response)), ROUGE-L against the role's references,
-and the NLL under the original model (:func:`neurips26.settings.original_model`, default the embedded
-model), aggregated to a perplexity. The scorer and the original model are loaded once per process.
+response: style (the role-fidelity scorer's P(role | response), with the scorer of the document's language),
+ROUGE-L against the role's references, and the NLL under the original model
+(:func:`neurips26.settings.original_model`, default the embedded model), aggregated to a perplexity. The
+scorer and the original model are loaded once per process.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def _nll(response: str) -> float:
 
 def _role_scores(doc: dict, response: str) -> tuple[float, float]:
     scorer = role_scorer.for_folder(built_folder(RESOURCE))
-    return scorer.fidelity([response], [doc["role"]])[0], metrics.rouge_l(response, doc["references"])
+    style = scorer.fidelity([response], [doc["role"]], [doc.get("language") or "en"])[0]
+    return style, metrics.rouge_l(response, doc["references"])
 
 
 def score_forget(doc: dict, results: list[str]) -> dict[str, float]:
