@@ -61,8 +61,8 @@ def build(raw: Path | None = None, out: Path = Path("fic"), workers: int = 1,
     if progress:
         progress(1, 2)
 
-    out = Path(out)
-    hubfolder.reset_folder(out)
+    final = Path(out)
+    out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
     configs = []
     for task_type, rows in by_type.items():
         n_test = TEST_SIZES[task_type]
@@ -85,6 +85,7 @@ def build(raw: Path | None = None, out: Path = Path("fic"), workers: int = 1,
     hubfolder.write_croissant(out, configs, META)
     payload = {**asdict(report), "reconciles": report.reconciles}
     (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    hubfolder.commit_build(out, final)
     if progress:
         progress(2, 2)
     return report
