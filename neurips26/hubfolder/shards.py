@@ -80,8 +80,9 @@ class SplitWriter:
             self._parts.append(part)
             self._rows_in_part.append(0)
             self._writer = pq.ParquetWriter(part, self.schema, compression="zstd", compression_level=6)
-        table = pa.Table.from_pylist(self._buffer, schema=self.schema)
-        self._writer.write_table(table, row_group_size=len(self._buffer) or 1)
+        if self._buffer:  # an empty split is a shard with no row groups: datasets streams it as zero rows
+            table = pa.Table.from_pylist(self._buffer, schema=self.schema)
+            self._writer.write_table(table, row_group_size=len(self._buffer))
         self._rows_in_part[-1] += len(self._buffer)
         self._buffer, self._buffer_bytes = [], 0
         if self._parts[-1].stat().st_size >= self.shard_bytes:
@@ -127,7 +128,7 @@ class ConfigSpec:
         return sum(s.rows for sp in splits for s in self.shards.get(sp, []))
 
     def loadable_splits(self) -> dict[str, list[Shard]]:
-        """Splits with rows: datasets cannot load an empty split, so empty ones are not declared."""
+        """Splits with rows (``datasets`` materialises only those without streaming)."""
         return {split: shards for split, shards in self.shards.items() if sum(s.rows for s in shards)}
 
 
