@@ -78,8 +78,14 @@ def test_neurips26_eval_runner(data_root: Path, model_dir: Path, tmp_path: Path)
                             env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "locus_domain" in result.stdout and "rougeL" in result.stdout
-    check_results_file(next(out.rglob("results_*.json")), TASKS)
+    results_file = next(out.rglob("results_*.json"))
+    results = check_results_file(results_file, TASKS)
     assert len(list(out.rglob("samples_*.jsonl"))) == 2
+    # filed under the model's id, prompted through its chat template (an instruct model), and the choice recorded
+    assert results_file.parent == out / "HuggingFaceTB__SmolLM2-135M-Instruct"
+    assert results["model_name"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert results["config"]["neurips26_chat_template"]["applied"] is True
+    assert results["chat_template"] and results["chat_template_sha"]
 
 
 def test_eval_rejects_unknown_task_in_one_line() -> None:

@@ -54,7 +54,9 @@ def eval_(
     output: Annotated[Path, typer.Option(help="Where lm-eval's results and samples files go.")] = Path("results"),
     device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
     data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
-    apply_chat_template: Annotated[bool, typer.Option(help="Use the model's chat template.")] = False,
+    apply_chat_template: Annotated[bool | None, typer.Option(
+        "--apply-chat-template/--no-apply-chat-template",
+        help="Prompt through the model's chat template (default: on for instruction-tuned models).")] = None,
     submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
     revision: Annotated[str | None, typer.Option(help="With --submit: commit sha of the evaluated weights.")] = None,
     metadata: Annotated[str | None, typer.Option(help=(
