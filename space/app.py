@@ -143,18 +143,17 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 command = gr.Code(label="Reproduce the run", language="shell", interactive=False)
                 settings = gr.Dataframe(label="Run configuration", interactive=False, wrap=True,
                                         elem_id="model-settings", max_height=700)
-                chat_template = gr.Code(label="Chat template", language="jinja2", interactive=False)
+                chat_template = gr.Code(label="Chat template", language="jinja2", interactive=False,
+                                        elem_id="model-chat-template")
 
             with gr.Tab("Datasets", id="datasets"):
                 gr.Markdown("Read-only SQL over the built dataset folders: one view `<resource>.<config>` per "
                             f"config; one SELECT at a time, at most {dataset_sql.MAX_SQL_ROWS} rows shown.")
+                views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320, wrap=True)
+                sql = gr.Code(value=DEFAULT_SQL, language="sql", label="SQL", interactive=True, lines=6, elem_id="sql")
                 with gr.Row():
-                    views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320)
-                    with gr.Column(scale=2):
-                        sql = gr.Code(value=DEFAULT_SQL, language="sql", label="SQL", interactive=True, lines=6,
-                                      elem_id="sql")
-                        run_button = gr.Button("Run", variant="primary", elem_id="run-sql")
-                        sql_status = gr.Textbox(label="Status", interactive=False, elem_id="sql-status")
+                    run_button = gr.Button("Run", variant="primary", elem_id="run-sql", scale=0)
+                    sql_status = gr.Textbox(label="Status", interactive=False, elem_id="sql-status", scale=4)
                 sql_result = gr.Dataframe(label="Result", interactive=False, wrap=True, elem_id="sql-result")
 
         # ------------------------------------------------------------ leaderboard
@@ -169,6 +168,11 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         def load_fresh() -> tuple[dict[str, pl.DataFrame], Any, Any]:
             cache.clear()
             return load()
+
+        def busiest_task(loaded: dict[str, pl.DataFrame]) -> Any:
+            """The Per task tab opens on the task with the most submissions, not on an empty board."""
+            best = boards.most_submitted(loaded, tasks)
+            return gr.Dropdown(value=best) if best else gr.Dropdown()
 
         def render(loaded: dict[str, pl.DataFrame], plotted: str | None, task_name: str | None, text: str,
                    low: float | None, high: float | None, precision_values: list[str], type_values: list[str],
@@ -199,7 +203,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         reload = {"fn": load, "inputs": None, "outputs": [raw, licenses, unranked]}
         redraw = {"fn": render, "inputs": filter_inputs, "outputs": [*tables, plot]}
-        demo.load(**reload).then(**redraw)
+        demo.load(**reload).then(busiest_task, raw, task).then(**redraw)
         refresh.click(load_fresh, None, reload["outputs"]).then(**redraw)
         task.change(lambda name: boards.protocol_text(store, name), task, task_protocol)
         gr.on([task.change, search.change, min_b.change, max_b.change, precisions.change, types.change,
@@ -216,6 +220,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     gr.Dropdown(value=guess["precision"]) if "precision" in guess else gr.Dropdown()]
 
         results_file.upload(fill_from, results_file, [model_id, revision, params, precision])
+        results_file.upload(lambda path: submitting.upload_feedback(Path(path)) if path else "", results_file,
+                            verdict)
 
         def do_submit(user: str | None, *fields: Any) -> tuple[str, Any]:
             if user is None:
@@ -270,6 +276,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         def query(text: str) -> tuple[str, Any]:
             frame, status = dataset_sql.run_sql(text, data_root)
+            if frame.width == 0:  # an error: one empty column that says so, not Gradio's placeholder headers
+                frame = pl.DataFrame({"no result": pl.Series([], dtype=pl.String)})
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
         demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result])

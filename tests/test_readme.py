@@ -166,7 +166,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def environment(cwd: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURIPS26_")}
     env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", NEURIPS26_CACHE=str(cwd / ".cache"),
-               HF_HUB_OFFLINE="1", NEURIPS26_LEADERBOARD=str(cwd / ".leaderboard"))
+               HF_HUB_OFFLINE="1", NEURIPS26_LEADERBOARD=str(cwd / ".leaderboard"), COLUMNS="250")
     return env
 
 
