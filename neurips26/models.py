@@ -10,6 +10,7 @@ second.
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 from pathlib import Path
 
@@ -112,8 +113,6 @@ def is_instruct(pretrained: str | None, name: str) -> tuple[bool, str]:
     instruct = any(word in lowered for word in ("instruct", "chat", "-it")) or name == DEFAULT_MODEL_ID
     config = Path(pretrained).expanduser() / "tokenizer_config.json"
     if config.is_file():
-        import json
-
         has_template = bool(json.loads(config.read_text(encoding="utf-8")).get("chat_template")) or \
             (config.parent / "chat_template.jinja").is_file()
         if not has_template:

@@ -31,6 +31,10 @@ MODEL_TYPES = list(modelinfo.MODEL_TYPES)
 LICENSES = ["apache-2.0", "mit", "bsd-3-clause", "cc-by-4.0", "cc-by-nc-4.0", "llama3.1", "gemma", "other"]
 DEFAULT_SQL = "SELECT state, kind, count(*) AS jurisdictions FROM locus.jurisdictions GROUP BY ALL ORDER BY ALL"
 
+# Table text wraps (anywhere, for long ids and JSON) instead of being cut or spilling out of its cell, at any width.
+CSS = """.gradio-container table td, .gradio-container table td * {
+  white-space: normal !important; overflow-wrap: anywhere; }"""
+
 INTRO = """# neurips26 leaderboard
 Models evaluated with [lm-eval](https://github.com/EleutherAI/lm-evaluation-harness) on the neurips26 tasks.
 Scores come with 95% confidence intervals; the rank range is every rank those intervals allow.
@@ -66,6 +70,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
     shown_boards = [boards.OVERALL, *groups]  # a tab each; the Per task tab shows the chosen task
 
     with gr.Blocks(title="neurips26 leaderboard", analytics_enabled=False) as demo:
+        gr.HTML(f"<style>{CSS}</style>", container=False, padding=False)  # in the app, whoever launches it
         gr.Markdown(INTRO)
         with gr.Tabs() as tabs:
             with gr.Tab("Leaderboard", id="leaderboard"):
