@@ -12,8 +12,9 @@ from rich.table import Table
 from neurips26 import models
 from neurips26.errors import UserError
 from neurips26.leaderboard.cli import submit as submit_results
-from neurips26.output import console
+from neurips26.output import console, err
 from neurips26.results import parse_model_args, parse_run, summarise
+from neurips26.settings import resolve_data
 from neurips26.tasks import TASKS_DIR, evaluation
 
 
@@ -68,6 +69,9 @@ def eval_(
     Builds nothing: a task whose dataset folder is not built stops with the command that builds it.
     """
     task_args = task_arguments(metadata)
+    root = resolve_data(data)
+    if root.source == "cache":  # the last step of the data rule: say where the tasks will read from
+        err.print(f"[dim]{root.describe()}[/dim]", highlight=False, soft_wrap=True)
     embedded = model_args is None and model == "hf"
     if submit and not embedded and not revision:
         raise UserError("--submit needs --revision (the commit sha of the evaluated weights)")
