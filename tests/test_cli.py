@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -44,6 +45,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run("build", "locus", "--workers", "2", cwd=root)  # default --out is ./locus
     assert result.returncode == 0, result.stderr
     assert "reconciles" in result.stdout
+    assert re.search(r"^building locus: (\d+)/\1 \(\d+ s\)$", result.stderr, re.M)  # progress lines, no terminal
     assert (root / "locus" / "manifest.json").is_file()
     return root
 
