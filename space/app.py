@@ -96,7 +96,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     for name in shown_boards:
                         with gr.Tab(name, id=f"board-{name}") as board_tab:
                             tables.append(gr.Dataframe(label=f"{name} leaderboard", interactive=False,
-                                                       elem_id=f"board-{name}", max_height=600))
+                                                       elem_id=f"board-{name}", max_height=600, wrap=True))
                         board_tabs.append(board_tab)
                     with gr.Tab("Per task", id="board-task") as board_tab:
                         task = gr.Dropdown(tasks, value=tasks[0] if tasks else None, label="Task",
@@ -104,7 +104,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                         task_protocol = gr.Markdown(boards.protocol_text(store, tasks[0]) if tasks else "",
                                                     elem_id="task-protocol")
                         tables.append(gr.Dataframe(label="Task leaderboard", interactive=False, elem_id="board-task",
-                                                   max_height=600))
+                                                   max_height=600, wrap=True))
                     board_tabs.append(board_tab)
                 plot = gr.Plot(label="Score against parameter count", elem_id="score-plot")
                 gr.Markdown("Select a row to open its model page. A benchmark's score is defined as Overall, "
@@ -139,12 +139,13 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 submit = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 verdict = gr.Textbox(label="Verdict", interactive=False, lines=3, elem_id="verdict")
                 submitted_scores = gr.Dataframe(model_page.entry_scores(store, None), label="Scores read from the file",
-                                                interactive=False, elem_id="submitted-scores")
+                                                interactive=False, elem_id="submitted-scores", wrap=True)
 
             with gr.Tab("Model page", id="model"):
                 pick = gr.Dropdown([], value=None, label="Submission", elem_id="model-pick")
                 about = gr.Dataframe(label="Submission", interactive=False, wrap=True, elem_id="model-about")
-                breakdown = gr.Dataframe(label="Per-task scores", interactive=False, elem_id="model-breakdown")
+                breakdown = gr.Dataframe(label="Per-task scores", interactive=False, elem_id="model-breakdown",
+                                         wrap=True)
                 command = gr.Code(label="Reproduce the run", language="shell", interactive=False)
                 settings = gr.Dataframe(label="Run configuration", interactive=False, wrap=True,
                                         elem_id="model-settings", max_height=700)

@@ -184,7 +184,16 @@ OVERFLOWING_CELLS = """() => [...document.querySelectorAll('table td, table th')
     .flatMap(cell => [cell, ...cell.querySelectorAll('*')])
     .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'auto'
                   && getComputedStyle(el).overflowX !== 'scroll')
-    .map(el => (el.closest('[id]') || {}).id + ': ' + el.textContent.trim().slice(0, 60))"""
+    .map(el => (el.closest('[id]') || {}).id + ': ' + el.textContent.trim().slice(0, 60))
+    .concat([...document.querySelectorAll('table td')].filter(cell => cell.offsetParent !== null
+             && cell.textContent.includes('…')).map(cell => 'cut: ' + cell.textContent.trim().slice(0, 60)))"""
+
+
+def settled(page: Any) -> None:
+    """Wait until no component shows Gradio's "processing" status."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0)
 
 
 @pytest.mark.parametrize("width", [1400, 800])
@@ -204,6 +213,7 @@ def test_every_tab_fits_at_desktop_and_narrow_widths(page: Any, server: dict[str
             expect(page.locator("#model-about")).to_contain_text(REVISION)
         if tab == "Datasets":
             expect(page.locator("#views")).to_contain_text("locus.sections")
+        settled(page)
         path = shots / f"{tab.lower().replace(' ', '-')}-{width}.png"
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 10_000 and png_width(path) == width
@@ -288,7 +298,8 @@ def identity_provider() -> Iterator[str]:
     server.shutdown()
 
 
-def test_hugging_face_login_then_submit(run: dict[str, Any], identity_provider: str, tmp_path: Path) -> None:
+def test_hugging_face_login_then_submit(page: Any, run: dict[str, Any], identity_provider: str,
+                                        tmp_path: Path) -> None:
     import os
     import subprocess
     import sys
@@ -313,11 +324,10 @@ def test_hugging_face_login_then_submit(run: dict[str, Any], identity_provider: 
             except OSError:
                 assert app.poll() is None, app.stdout.read() if app.stdout else ""
                 time.sleep(0.5)
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})  # its own cookies
+        try:
+            page = context.new_page()
             page.set_default_timeout(TIMEOUT_MS)
-            sync_api.expect.set_options(timeout=TIMEOUT_MS)
             page.goto(url)
             page.get_by_role("tab", name="Submit", exact=True).click()
             upload(page, "results-file", [run["file"]])
@@ -332,7 +342,8 @@ def test_hugging_face_login_then_submit(run: dict[str, Any], identity_provider: 
             upload(page, "samples-files", list(run["samples"].values()))
             verdict = fill_and_submit(page)
             sync_api.expect(verdict).to_have_value(re.compile(r"^VALID: "))
-            browser.close()
+        finally:
+            context.close()
         entry = Store(tmp_path / "store", tasks_dir=tasks).entries()[0]
         assert entry.submitter == "alice"  # the signed-in Hugging Face user, not a name typed in a form
     finally:
