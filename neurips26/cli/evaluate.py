@@ -69,9 +69,6 @@ def eval_(
     Builds nothing: a task whose dataset folder is not built stops with the command that builds it.
     """
     task_args = task_arguments(metadata)
-    root = resolve_data(data)
-    if root.source == "cache":  # the last step of the data rule: say where the tasks will read from
-        err.print(f"[dim]{root.describe()}[/dim]", highlight=False, soft_wrap=True)
     embedded = model_args is None and model == "hf"
     if submit and not embedded and not revision:
         raise UserError("--submit needs --revision (the commit sha of the evaluated weights)")
@@ -87,6 +84,9 @@ def eval_(
                       "" if row["stderr"] is None else f"{row['stderr']:.4f}", str(row["n"] or ""))
     console.print(table)
     console.print(f"results: {run.results_file}", highlight=False)
+    root = resolve_data(data)
+    if root.source == "cache":  # the data rule's last step (a failure names the folder in its one line)
+        err.print(f"[dim]{root.describe()}[/dim]", highlight=False, soft_wrap=True)
     if submit:
         submit_results(run.results_file, run.samples_files,
                        model=models.DEFAULT_MODEL_ID if embedded else parse_model_args(model_args)
