@@ -128,6 +128,7 @@ def labelshift_effect(cwd: Path, out: str) -> None:
 
 # The documented effect of a command (by prefix): stdout (and the files it wrote) checked.
 EFFECTS: dict[str, Callable[[Path, str], None]] = {
+    "neurips26 build locus --raw DIR --population": folder_built("locus-pop", "county_representatives"),
     "neurips26 build locus --raw": folder_built("locus-copy", "sections"),
     "neurips26 build locus": folder_built("locus", "sections"),
     "neurips26 build rolebench_unlearn": folder_built("rolebench_unlearn", "records"),
