@@ -31,9 +31,11 @@ MODEL_TYPES = list(modelinfo.MODEL_TYPES)
 LICENSES = ["apache-2.0", "mit", "bsd-3-clause", "cc-by-4.0", "cc-by-nc-4.0", "llama3.1", "gemma", "other"]
 DEFAULT_SQL = "SELECT state, kind, count(*) AS jurisdictions FROM locus.jurisdictions GROUP BY ALL ORDER BY ALL"
 
-# Table text wraps (anywhere, for long ids and JSON) instead of being cut or spilling out of its cell, at any width.
+# Table text wraps (between words; anywhere in the long ids and JSON of the model page and SQL results) instead
+# of being cut or spilling out of its cell, at any width.
 CSS = """.gradio-container table td, .gradio-container table td * {
-  white-space: normal !important; overflow-wrap: anywhere; }"""
+  white-space: normal !important; overflow-wrap: break-word; }
+#model-about td *, #model-settings td *, #sql-result td * { overflow-wrap: anywhere; }"""
 
 INTRO = """# neurips26 leaderboard
 Models evaluated with [lm-eval](https://github.com/EleutherAI/lm-evaluation-harness) on the neurips26 tasks.

@@ -222,7 +222,7 @@ def test_every_tab_fits_at_desktop_and_narrow_widths(page: Any, server: dict[str
     if width == 1400:  # the interval is in the score cell, on screen without scrolling the table
         page.get_by_role("tab", name="Leaderboard", exact=True).click()
         header = overall.get_by_text("Score [95% CI]").first
-        cell = overall.locator("td").filter(has_text=re.compile(r"\d\.\d+ \[\d\.\d+, \d\.\d+\]")).first
+        cell = overall.locator("td").filter(has_text=re.compile(r"\d\.\d+ \[-?\d\.\d+, -?\d\.\d+\]")).first
         for element in (header, cell):
             box = element.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
@@ -315,7 +315,7 @@ def test_hugging_face_login_then_submit(page: Any, run: dict[str, Any], identity
     env.update(HF_ENDPOINT=identity_provider, HF_TOKEN="hf_test", NEURIPS26_CACHE=str(tmp_path / "cache"))
     argv = [sys.executable, "-c", APP_WITH_LOGIN, str(tmp_path / "store"), str(run["data_root"]), str(port), str(tasks)]
     app = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}/"
+    url = f"http://localhost:{port}/"  # a secure context: the session cookie is Secure, SameSite=None
     try:
         for _ in range(240):
             try:
@@ -336,6 +336,8 @@ def test_hugging_face_login_then_submit(page: Any, run: dict[str, Any], identity
             sync_api.expect(verdict).to_have_value("Sign in with Hugging Face to submit.")  # not signed in yet
 
             page.get_by_role("button", name=re.compile("Sign in with Hugging Face")).click()
+            page.wait_for_url(re.compile(rf"^{re.escape(url)}"))  # back from /login/callback, signed in
+            page.wait_for_load_state("networkidle")
             page.get_by_role("tab", name="Submit", exact=True).click()
             sync_api.expect(page.get_by_role("button", name=re.compile("Logout \\(alice\\)"))).to_be_visible()
             upload(page, "results-file", [run["file"]])
