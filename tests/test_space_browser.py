@@ -337,7 +337,7 @@ def test_hugging_face_login_then_submit(page: Any, run: dict[str, Any], identity
 
             page.get_by_role("button", name=re.compile("Sign in with Hugging Face")).click()
             page.wait_for_url(re.compile(rf"^{re.escape(url)}"))  # back from /login/callback, signed in
-            page.wait_for_load_state("networkidle")
+            sync_api.expect(page.get_by_role("tab", name="Submit", exact=True)).to_be_visible()
             page.get_by_role("tab", name="Submit", exact=True).click()
             sync_api.expect(page.get_by_role("button", name=re.compile("Logout \\(alice\\)"))).to_be_visible()
             upload(page, "results-file", [run["file"]])
