@@ -10,6 +10,7 @@ second.
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 from pathlib import Path
 
@@ -89,3 +90,33 @@ def default_model_dir() -> Path:
     shutil.rmtree(target, ignore_errors=True)  # a partial folder from an interrupted run
     tmp.replace(target)
     return target
+
+
+def model_id(model: str, args: dict[str, str]) -> str:
+    """The name results are filed under: the Hub id for the embedded model and Hub models, a local folder's name,
+    or the lm-eval model type for the reference answerers (``constant``, ``random``)."""
+    pretrained = args.get("pretrained")
+    if not pretrained:
+        return model
+    if Path(pretrained) == cache_dir() / "models" / DEFAULT_MODEL_NAME:  # the embedded model's converted folder
+        return DEFAULT_MODEL_ID
+    path = Path(pretrained).expanduser()
+    return path.name if path.exists() else pretrained
+
+
+def is_instruct(pretrained: str | None, name: str) -> tuple[bool, str]:
+    """Whether a model should be prompted through its chat template, and why: instruction-tuned (the name says
+    Instruct, Chat or -it) and a chat template in its tokenizer config (a local folder; Hub ids go by the name)."""
+    if not pretrained:
+        return False, "no tokenizer (a reference answerer)"
+    lowered = name.lower()
+    instruct = any(word in lowered for word in ("instruct", "chat", "-it")) or name == DEFAULT_MODEL_ID
+    config = Path(pretrained).expanduser() / "tokenizer_config.json"
+    if config.is_file():
+        has_template = bool(json.loads(config.read_text(encoding="utf-8")).get("chat_template")) or \
+            (config.parent / "chat_template.jinja").is_file()
+        if not has_template:
+            return False, f"{name}: its tokenizer has no chat template"
+    if instruct:
+        return True, f"{name} is instruction-tuned: its chat template is applied (--no-apply-chat-template: off)"
+    return False, f"{name} is not instruction-tuned by its name (--apply-chat-template: on)"

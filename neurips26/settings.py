@@ -2,8 +2,9 @@
 
 - ``NEURIPS26_CACHE``: the package's cache root (models, search indexes, generated releases); default
   ``$XDG_CACHE_HOME/neurips26`` or ``~/.cache/neurips26``.
-- ``NEURIPS26_DATA``: the folder holding built dataset folders (``<data>/<resource>``); default ``.`` when it
-  holds built folders, else ``<cache>/data``.
+- ``NEURIPS26_DATA``: the folder holding built dataset folders (``<data>/<resource>``). One rule for every
+  command and task (:func:`resolve_data`): the ``--data`` flag, then ``$NEURIPS26_DATA``, then ``.`` when it holds
+  built folders, then ``<cache>/data`` (where ``neurips26 build`` writes when ``.`` is not used).
 - ``NEURIPS26_LEADERBOARD``: the leaderboard store folder; default ``<cache>/leaderboard``.
 - ``NEURIPS26_LOCUS_GOLD``: the LOCUS gold folder (``dev.jsonl``); default ``../shared/data/locus-gold``
   beside the repository.
@@ -17,6 +18,7 @@ Functions, not constants: each reads the environment when called, so tests and t
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 MANIFEST = "manifest.json"  # the file that marks a finished dataset folder
@@ -40,14 +42,41 @@ def holds_datasets(folder: Path) -> bool:
         return False
 
 
-def data_root() -> Path:
-    """Where built dataset folders are looked for: ``$NEURIPS26_DATA``; else ``.`` when it holds built
-    folders; else ``<cache>/data``."""
+@dataclass(frozen=True)
+class DataRoot:
+    """Where built dataset folders are read from, and which step of the rule chose it."""
+
+    path: Path
+    source: str  # "--data", "NEURIPS26_DATA", "." or "cache"
+
+    @property
+    def fell_back(self) -> bool:
+        """True when neither ``--data`` nor ``$NEURIPS26_DATA`` chose the folder."""
+        return self.source in (".", "cache")
+
+    def describe(self) -> str:
+        """One line saying which folder is used and why, e.g. for stderr."""
+        why = {"--data": "from --data", "NEURIPS26_DATA": "from $NEURIPS26_DATA",
+               ".": "no --data or $NEURIPS26_DATA; the current folder holds built folders",
+               "cache": "no --data or $NEURIPS26_DATA, and no built folders in the current folder"}[self.source]
+        return f"data: {self.path} ({why})"
+
+
+def resolve_data(flag: Path | None = None) -> DataRoot:
+    """The one data rule: ``flag`` (``--data``), then ``$NEURIPS26_DATA``, then ``.`` when it holds built folders,
+    then ``<cache>/data``."""
+    if flag is not None:
+        return DataRoot(Path(flag), "--data")
     if os.environ.get("NEURIPS26_DATA"):
-        return Path(os.environ["NEURIPS26_DATA"])
+        return DataRoot(Path(os.environ["NEURIPS26_DATA"]), "NEURIPS26_DATA")
     if holds_datasets(Path.cwd()):
-        return Path.cwd()
-    return cache_dir() / "data"
+        return DataRoot(Path.cwd(), ".")
+    return DataRoot(cache_dir() / "data", "cache")
+
+
+def data_root() -> Path:
+    """The folder :func:`resolve_data` picks when no flag is given."""
+    return resolve_data().path
 
 
 def set_data_root(folder: Path) -> None:

@@ -31,6 +31,12 @@ MODEL_TYPES = list(modelinfo.MODEL_TYPES)
 LICENSES = ["apache-2.0", "mit", "bsd-3-clause", "cc-by-4.0", "cc-by-nc-4.0", "llama3.1", "gemma", "other"]
 DEFAULT_SQL = "SELECT state, kind, count(*) AS jurisdictions FROM locus.jurisdictions GROUP BY ALL ORDER BY ALL"
 
+# Table text wraps (between words; anywhere in the long ids and JSON of the model page and SQL results) instead
+# of being cut or spilling out of its cell, at any width.
+CSS = """.gradio-container table td, .gradio-container table td * {
+  white-space: normal !important; overflow-wrap: break-word; }
+#model-about td *, #model-settings td *, #sql-result td * { overflow-wrap: anywhere; }"""
+
 INTRO = """# neurips26 leaderboard
 Models evaluated with [lm-eval](https://github.com/EleutherAI/lm-evaluation-harness) on the neurips26 tasks.
 Scores come with 95% confidence intervals; the rank range is every rank those intervals allow.
@@ -66,6 +72,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
     shown_boards = [boards.OVERALL, *groups]  # a tab each; the Per task tab shows the chosen task
 
     with gr.Blocks(title="neurips26 leaderboard", analytics_enabled=False) as demo:
+        gr.HTML(f"<style>{CSS}</style>", container=False, padding=False)  # in the app, whoever launches it
         gr.Markdown(INTRO)
         with gr.Tabs() as tabs:
             with gr.Tab("Leaderboard", id="leaderboard"):
@@ -91,7 +98,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     for name in shown_boards:
                         with gr.Tab(name, id=f"board-{name}") as board_tab:
                             tables.append(gr.Dataframe(label=f"{name} leaderboard", interactive=False,
-                                                       elem_id=f"board-{name}", max_height=600))
+                                                       elem_id=f"board-{name}", max_height=600, wrap=True))
                         board_tabs.append(board_tab)
                     with gr.Tab("Per task", id="board-task") as board_tab:
                         task = gr.Dropdown(tasks, value=tasks[0] if tasks else None, label="Task",
@@ -99,7 +106,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                         task_protocol = gr.Markdown(boards.protocol_text(store, tasks[0]) if tasks else "",
                                                     elem_id="task-protocol")
                         tables.append(gr.Dataframe(label="Task leaderboard", interactive=False, elem_id="board-task",
-                                                   max_height=600))
+                                                   max_height=600, wrap=True))
                     board_tabs.append(board_tab)
                 plot = gr.Plot(label="Score against parameter count", elem_id="score-plot")
                 gr.Markdown("Select a row to open its model page. A benchmark's score is defined as Overall, "
@@ -134,27 +141,27 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 submit = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 verdict = gr.Textbox(label="Verdict", interactive=False, lines=3, elem_id="verdict")
                 submitted_scores = gr.Dataframe(model_page.entry_scores(store, None), label="Scores read from the file",
-                                                interactive=False, elem_id="submitted-scores")
+                                                interactive=False, elem_id="submitted-scores", wrap=True)
 
             with gr.Tab("Model page", id="model"):
                 pick = gr.Dropdown([], value=None, label="Submission", elem_id="model-pick")
                 about = gr.Dataframe(label="Submission", interactive=False, wrap=True, elem_id="model-about")
-                breakdown = gr.Dataframe(label="Per-task scores", interactive=False, elem_id="model-breakdown")
+                breakdown = gr.Dataframe(label="Per-task scores", interactive=False, elem_id="model-breakdown",
+                                         wrap=True)
                 command = gr.Code(label="Reproduce the run", language="shell", interactive=False)
                 settings = gr.Dataframe(label="Run configuration", interactive=False, wrap=True,
                                         elem_id="model-settings", max_height=700)
-                chat_template = gr.Code(label="Chat template", language="jinja2", interactive=False)
+                chat_template = gr.Code(label="Chat template", language="jinja2", interactive=False,
+                                        elem_id="model-chat-template")
 
             with gr.Tab("Datasets", id="datasets"):
                 gr.Markdown("Read-only SQL over the built dataset folders: one view `<resource>.<config>` per "
                             f"config; one SELECT at a time, at most {dataset_sql.MAX_SQL_ROWS} rows shown.")
+                views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320, wrap=True)
+                sql = gr.Code(value=DEFAULT_SQL, language="sql", label="SQL", interactive=True, lines=6, elem_id="sql")
                 with gr.Row():
-                    views = gr.Dataframe(label="Views", interactive=False, elem_id="views", max_height=320)
-                    with gr.Column(scale=2):
-                        sql = gr.Code(value=DEFAULT_SQL, language="sql", label="SQL", interactive=True, lines=6,
-                                      elem_id="sql")
-                        run_button = gr.Button("Run", variant="primary", elem_id="run-sql")
-                        sql_status = gr.Textbox(label="Status", interactive=False, elem_id="sql-status")
+                    run_button = gr.Button("Run", variant="primary", elem_id="run-sql", scale=0)
+                    sql_status = gr.Textbox(label="Status", interactive=False, elem_id="sql-status", scale=4)
                 sql_result = gr.Dataframe(label="Result", interactive=False, wrap=True, elem_id="sql-result")
 
         # ------------------------------------------------------------ leaderboard
@@ -169,6 +176,11 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         def load_fresh() -> tuple[dict[str, pl.DataFrame], Any, Any]:
             cache.clear()
             return load()
+
+        def busiest_task(loaded: dict[str, pl.DataFrame]) -> Any:
+            """The Per task tab opens on the task with the most submissions, not on an empty board."""
+            best = boards.most_submitted(loaded, tasks)
+            return gr.Dropdown(value=best) if best else gr.Dropdown()
 
         def render(loaded: dict[str, pl.DataFrame], plotted: str | None, task_name: str | None, text: str,
                    low: float | None, high: float | None, precision_values: list[str], type_values: list[str],
@@ -199,7 +211,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         reload = {"fn": load, "inputs": None, "outputs": [raw, licenses, unranked]}
         redraw = {"fn": render, "inputs": filter_inputs, "outputs": [*tables, plot]}
-        demo.load(**reload).then(**redraw)
+        demo.load(**reload).then(busiest_task, raw, task).then(**redraw)
         refresh.click(load_fresh, None, reload["outputs"]).then(**redraw)
         task.change(lambda name: boards.protocol_text(store, name), task, task_protocol)
         gr.on([task.change, search.change, min_b.change, max_b.change, precisions.change, types.change,
@@ -216,6 +228,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                     gr.Dropdown(value=guess["precision"]) if "precision" in guess else gr.Dropdown()]
 
         results_file.upload(fill_from, results_file, [model_id, revision, params, precision])
+        results_file.upload(lambda path: submitting.upload_feedback(Path(path)) if path else "", results_file,
+                            verdict)
 
         def do_submit(user: str | None, *fields: Any) -> tuple[str, Any]:
             if user is None:
@@ -270,6 +284,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         def query(text: str) -> tuple[str, Any]:
             frame, status = dataset_sql.run_sql(text, data_root)
+            if frame.width == 0:  # an error: one empty column that says so, not Gradio's placeholder headers
+                frame = pl.DataFrame({"no result": pl.Series([], dtype=pl.String)})
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
         sql_queue = {"concurrency_limit": dataset_sql.SQL_WORKERS, "concurrency_id": "sql"}  # one pool for all SQL

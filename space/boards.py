@@ -17,10 +17,11 @@ import pyarrow as pa
 from neurips26.leaderboard.ranking import OVERALL_DEFINITION, leaderboard, left_out, scope
 
 OVERALL = "Overall"
+SCORE = "Score [95% CI]"  # one cell: the score and its interval, so the interval is never scrolled out of view
 # Columns a user may hide; Rank, Model, Score and the per-task or per-benchmark score columns always show.
-OPTIONAL_COLUMNS = ("Rank range", "95% CI", "± SE", "n", "Params (B)", "Precision", "Type", "License", "Revision",
+OPTIONAL_COLUMNS = ("Rank range", "± SE", "n", "Params (B)", "Precision", "Type", "License", "Revision",
                     "Submission")
-DEFAULT_COLUMNS = ("Rank range", "95% CI", "Params (B)", "Precision", "Type", "License", "Submission")
+DEFAULT_COLUMNS = ("Rank range", "Params (B)", "Precision", "Type", "License", "Submission")
 
 # ---------------------------------------------------------------- leaderboard
 
@@ -71,32 +72,45 @@ def rank_range(best: int | None, worst: int | None) -> str:
     return str(best) if best == worst else f"{best}–{worst}"
 
 
-def interval(low: float | None, high: float | None, digits: int = 3) -> str:
-    """``"0.512–0.634"``, or empty when unknown."""
+def sig3(value: float | None) -> str:
+    """The one number format of the Space: three significant digits, trailing zeros kept (``1.00``, ``0.500``,
+    ``0.186``); empty when unknown."""
+    if value is None:
+        return ""
+    text = f"{value:#.3g}"
+    return text.rstrip(".") if "e" not in text else f"{value:.2e}"
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """``"[0.512, 0.634]"``, or empty when unknown."""
     if low is None or high is None:
         return ""
-    return f"{low:.{digits}f}–{high:.{digits}f}"
+    return f"[{sig3(low)}, {sig3(high)}]"
+
+
+def score_cell(score: float | None, low: float | None, high: float | None) -> str:
+    """``"0.621 [0.552, 0.690]"``: a score with its 95% interval beside it."""
+    return f"{sig3(score)} {interval(low, high)}".strip()
 
 
 def format_board(board: pl.DataFrame, part_scores: dict[str, pl.DataFrame] | None = None) -> pl.DataFrame:
-    """Display columns of a raw leaderboard, ordered by rank.
+    """Display columns of a raw leaderboard, ordered by rank; numbers in one format (:func:`sig3`).
 
     ``part_scores`` (a task or benchmark -> its raw leaderboard) adds one score column per
-    part after Score, joined on the submission.
+    part after the score, joined on the submission.
     """
     rows = board.sort("rank", "model_id").to_dicts()
     columns: dict[str, tuple[pl.DataType, list[Any]]] = {
         "Rank": (pl.Int64, [r["rank"] for r in rows]),
         "Rank range": (pl.String, [rank_range(r["rank_best"], r["rank_worst"]) for r in rows]),
         "Model": (pl.String, [r["model_id"] for r in rows]),
-        "Score": (pl.Float64, [_round(r["score"]) for r in rows]),
+        SCORE: (pl.String, [score_cell(r["score"], r["ci_low"], r["ci_high"]) for r in rows]),
     }
     for part, scores in (part_scores or {}).items():
         by_id = dict(zip(scores["submission_id"].to_list(), scores["score"].to_list(), strict=True))
-        columns[part] = (pl.Float64, [_round(by_id.get(r["submission_id"])) for r in rows])
+        columns[part] = (pl.String, [sig3(by_id.get(r["submission_id"])) for r in rows])
     columns |= {
-        "95% CI": (pl.String, [interval(r["ci_low"], r["ci_high"]) for r in rows]),
-        "± SE": (pl.Float64, [_round(r["stderr"]) for r in rows]),
+        "± SE": (pl.String, [sig3(r["stderr"]) for r in rows]),
         "n": (pl.Int64, [r["n"] for r in rows]),
         "Params (B)": (pl.Float64, [params_b(r["params"]) for r in rows]),
         "Precision": (pl.String, [r["precision"] for r in rows]),
@@ -120,15 +134,22 @@ def column_types(frame: pl.DataFrame) -> list[str]:
 
 
 def score_plot(board: pl.DataFrame, title: str) -> Any:
-    """Matplotlib figure of score against parameter count (log scale), with the CIs as error bars."""
+    """Matplotlib figure of score against parameter count (log scale), with the CIs as error bars.
+
+    Labels never overlap: they stand in a column right of the axes, in score order, at least a line apart, each
+    joined to its point by a thin line.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9, 3.2), layout="constrained")
-    ax = fig.add_subplot()
     points = board.filter(pl.col("params").is_not_null() & (pl.col("params") > 0) & pl.col("score").is_not_null())
+    shown = points.sort("score", descending=True).head(MAX_LABELS).to_dicts()
+    height = max(3.2, 0.2 * len(shown) + 1.2)
+    fig = Figure(figsize=(9, height))
+    ax = fig.add_subplot()
+    fig.subplots_adjust(left=0.08, right=0.76, bottom=0.55 / height, top=1 - 0.35 / height)  # labels: the right
     if points.is_empty():
         ax.text(0.5, 0.5, "No submissions to plot", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
@@ -140,25 +161,43 @@ def score_plot(board: pl.DataFrame, title: str) -> Any:
         low = [max(0.0, r["score"] - r["ci_low"]) if r["ci_low"] is not None else 0.0 for r in rows]
         high = [max(0.0, r["ci_high"] - r["score"]) if r["ci_high"] is not None else 0.0 for r in rows]
         ax.errorbar(x, y, yerr=[low, high], fmt="o", capsize=3, label=str(model_type[0]))
-        for r in rows[:40]:
-            ax.annotate(_plain(r["model_id"].rsplit("/", 1)[-1]), (r["params"], r["score"]), fontsize=7,
-                        xytext=(4, 4), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel("parameters")
     ax.set_ylabel("score")
     ax.set_title(_plain(title))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, title="model type", title_fontsize=8)
+    ax.legend(fontsize=8, title="model type", title_fontsize=8, loc="upper left")
+    bottom, top = ax.get_ylim()  # autoscaled to the points and error bars
+    wanted = [(r["score"] - bottom) / ((top - bottom) or 1.0) for r in shown]
+    for row, y in zip(shown, label_heights(wanted, gap=1.0 / max(len(shown) + 1, 12)), strict=True):
+        name = row["model_id"].rsplit("/", 1)[-1]
+        name = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…"
+        ax.annotate(_plain(name), (row["params"], row["score"]), fontsize=7,
+                    xytext=(1.02, y), textcoords="axes fraction", va="center", annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "0.6"})
     return fig
+
+
+MAX_LABELS = 30  # models named in the plot (the best scores); the rest are points only
+LABEL_CHARS = 32  # a longer model name is cut with an ellipsis, so its label stays inside the figure
+
+
+def label_heights(wanted: list[float], gap: float) -> list[float]:
+    """Label heights (axes fraction, ``wanted`` in descending order) moved apart to at least ``gap`` from each
+    other and kept within [0, 1]: each is pushed below its upper neighbour, then the column is shifted up
+    if it ran below 0."""
+    placed: list[float] = []
+    for y in wanted:
+        y = min(max(y, 0.0), 1.0)
+        placed.append(min(y, placed[-1] - gap) if placed else y)
+    if placed and placed[-1] < 0:
+        placed = [y - placed[-1] for y in placed]
+    return placed
 
 
 def _plain(text: str) -> str:
     """Text matplotlib shows literally (``$`` would start mathtext)."""
     return text.replace("$", r"\$")
-
-
-def _round(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 # ---------------------------------------------------------------- store
@@ -231,6 +270,11 @@ class BoardCache:
 def constant(value: Any) -> Callable[[], Any]:
     """A function of no arguments that returns ``value`` (an event handler that sets a state)."""
     return lambda: value
+
+
+def most_submitted(boards: dict[str, pl.DataFrame], tasks: list[str]) -> str | None:
+    """The task whose board has the most submissions (the first task on a tie, or when all are empty)."""
+    return max(tasks, key=lambda t: (boards.get(t, empty_board()).height, -tasks.index(t)), default=None)
 
 
 def licenses_of(boards: dict[str, pl.DataFrame]) -> list[str]:

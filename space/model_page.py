@@ -13,11 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from neurips26.results import ResultsError, Run, parse_run
+from neurips26.stats import wilson
 
-from .boards import rank_range
+from .boards import interval, rank_range, sig3
 from .submitting import as_utc
 
 # ---------------------------------------------------------------- model page
@@ -125,17 +127,41 @@ def _text(value: Any) -> str:
 
 
 def entry_scores(store: Any, submission_id: int | None) -> pl.DataFrame:
-    """(Task, Metric, Value, ± SE, n) of one submission whatever its status, recomputed from its samples (no rows
-    for ``None``)."""
-    empty = pl.DataFrame(schema={"Task": pl.String, "Metric": pl.String, "Value": pl.Float64, "± SE": pl.Float64,
-                                 "n": pl.Int64})
+    """(Task, Metric, Value, 95% CI, ± SE, n) of one submission whatever its status, recomputed from its samples
+    (no rows for ``None``); numbers as the boards show them (:func:`boards.sig3`)."""
+    empty = pl.DataFrame(schema={"Task": pl.String, "Metric": pl.String, "Value": pl.String, "95% CI": pl.String,
+                                 "± SE": pl.String, "n": pl.Int64})
     scores = pl.from_arrow(store.submission_scores(submission_id)) if submission_id is not None else None
     if not isinstance(scores, pl.DataFrame) or scores.is_empty():
         return empty
-    return (scores.sort("task", "metric")
-            .select(pl.col("task").alias("Task"), pl.col("metric").alias("Metric"),
-                    pl.col("value").round(4).alias("Value"), pl.col("stderr").round(4).alias("± SE"),
-                    pl.col("n").cast(pl.Int64)))
+    rows = scores.sort("task", "metric").to_dicts()
+    return pl.DataFrame({
+        "Task": [r["task"] for r in rows], "Metric": [r["metric"] for r in rows],
+        "Value": [sig3(r["value"]) for r in rows],
+        "95% CI": [interval(*score_interval(store.sample_scores(submission_id, r["task"], r["metric"]), r["value"],
+                                            r["n"])) for r in rows],
+        "± SE": [sig3(r["stderr"]) for r in rows], "n": [r["n"] for r in rows]}, schema=empty.schema)
+
+
+BOOTSTRAP = 2000  # resamples of a non-binary metric's per-document scores
+
+
+def score_interval(per_doc: dict[int, Any], value: float | None, n: int | None) -> tuple[float | None, float | None]:
+    """A 95% interval of a score at any n: Wilson's for a proportion (per-document scores all 0 or 1, as acc and
+    exact_match), else the percentile bootstrap of the per-document mean; (None, None) when neither applies (no
+    per-document scores, or a corpus-level metric such as macro-F1 that is not their mean)."""
+    values = [v for v in per_doc.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    if value is None or not values or len(values) != len(per_doc):
+        return None, None
+    data = np.asarray(values, float)
+    if not np.isclose(data.mean(), value, atol=1e-6):
+        return None, None
+    if np.isin(data, (0.0, 1.0)).all():
+        low, high = wilson(value, n or len(data))
+        return float(low), float(high)
+    rng = np.random.default_rng(0)
+    means = data[rng.integers(0, len(data), (BOOTSTRAP, len(data)))].mean(axis=1)
+    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
 def submission_choices(entries: Iterable[Any]) -> list[tuple[str, int]]:
@@ -183,7 +209,18 @@ def model_page(store: Any, submission_id: int | None, boards: dict[str, pl.DataF
     breakdown = breakdown.with_columns(pl.Series("Rank (range)", [ranks.get(p, "") for p in pairs], dtype=pl.String))
     run = _run(stored_results(store, entry))
     return ModelPage(about, breakdown, reproduce_command(run or {}, entry.model_id, entry.revision),
-                     run_settings(run or {}), (run.chat_template if run else None) or "")
+                     run_settings(run or {}), chat_template_text(run))
+
+
+def chat_template_text(run: Run | None) -> str:
+    """The run's chat template, or a Jinja comment saying why there is none (never a blank box)."""
+    if run is None:
+        return "{# the results file of this submission is not stored #}"
+    if run.chat_template:
+        return run.chat_template
+    if run.chat_template_sha:
+        return f"{{# a chat template was applied; lm-eval recorded only its sha256: {run.chat_template_sha} #}}"
+    return "{# no chat template: the prompts were given to the model as plain text #}"
 
 
 def stored_results(store: Any, entry: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ Nothing here touches Gradio, so the tests call these functions directly; ``app.p
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
@@ -102,9 +103,52 @@ def verdict(entry: Any) -> str:
     return f"{entry.status}: {entry.reason or 'no reason given'}"
 
 
+# The Submit tab's label of each metadata field, so a problem names what the user sees.
+LABELS = {"model_id": "Model id", "revision": "Revision", "precision": "Precision", "params": "Parameters",
+          "license": "License", "model_type": "Model type", "submitter": "Submitter", "results": "Results file"}
+
+
+def plain_reason(reason: str) -> str:
+    """A validator's message in plain words: pydantic's "Input should be 'a', 'b' or 'c'" becomes "choose one of
+    a, b or c", an empty list "required", and its "Value error, " prefix goes."""
+    reason = reason.removeprefix("Value error, ")
+    if reason.startswith("Input should be "):
+        return "choose one of " + reason.removeprefix("Input should be ").replace("'", "")
+    if "at least 1 item" in reason or reason.startswith("Field required"):
+        return "required"
+    return reason
+
+
 def problems_text(problems: Sequence[tuple[str, str]]) -> str:
-    """``REJECTED`` followed by one ``field: reason`` line per problem."""
-    return "REJECTED: the metadata is not valid\n" + "\n".join(f"- {field}: {reason}" for field, reason in problems)
+    """``REJECTED`` followed by one ``Field label: reason`` line per problem, in plain words."""
+    lines = [f"- {LABELS.get(field, field)}: {plain_reason(reason)}" for field, reason in problems]
+    return "REJECTED: the submission is not valid\n" + "\n".join(lines)
+
+
+def results_problem(path: Path) -> str | None:
+    """Why ``path`` is not an lm-eval results file (not JSON, not an object, no results), or None."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{path.name} cannot be read ({exc})"
+    except json.JSONDecodeError as exc:
+        return f"{path.name} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        return f"{path.name} is JSON but not an lm-eval results file (no \"results\" object)"
+    return None
+
+
+def upload_feedback(path: Path) -> str:
+    """What the Submit tab says as soon as a results file is chosen: what it holds, or why it cannot be used."""
+    problem = results_problem(path)
+    if problem:
+        return f"This file cannot be submitted: {problem}. Choose the results_<date>.json that lm-eval wrote."
+    data = json.loads(path.read_bytes())
+    tasks = sorted(data["results"])
+    shown = ", ".join(tasks[:6]) + (f" and {len(tasks) - 6} more" if len(tasks) > 6 else "")
+    return (f"Read {path.name}: lm-eval {data.get('lm_eval_version') or '(version not recorded)'} results for "
+            f"{len(tasks)} task(s) ({shown}). Add the samples files (one per task), check the fields and press "
+            "Submit.")
 
 
 def validation_problems(exc: Exception) -> list[tuple[str, str]]:
@@ -138,7 +182,8 @@ def submit(store: Any, submitter: str, daily_limit: int | None, results_path: st
     except ValueError as exc:
         problems += [p for p in validation_problems(exc) if count is not None or p[0] != "params"]
     if problems:
-        return problems_text(problems), None
+        file_problem = results_problem(Path(results_path))
+        return problems_text(([("results", file_problem)] if file_problem else []) + problems), None
     entry = store.submit(Path(results_path), meta, [Path(p) for p in samples or []])
     return verdict(entry), entry
 

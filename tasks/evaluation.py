@@ -54,15 +54,20 @@ def list_tasks() -> dict[str, list[str]]:
 def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, limit: float | None = None,
         num_fewshot: int | None = None, batch_size: int | str = 1, output: Path = Path("results"),
         device: str | None = None, data: Path | None = None, log_samples: bool = True,
-        apply_chat_template: bool = False, gen_kwargs: str | None = None, seed: int = 0,
+        apply_chat_template: bool | None = None, gen_kwargs: str | None = None, seed: int = 0,
         metadata: dict[str, Any] | None = None) -> EvalRun:
     """Evaluate ``model`` on ``tasks`` and write lm-eval's results (and samples) files.
 
     ``metadata`` are task arguments, as lm_eval's ``--metadata`` (e.g. ``{"num_frames": 16}`` for the video
     tasks, or ``{"selections": "frameselect", "selector": "dpp"}`` to show a frame selector's stored frames).
+    ``apply_chat_template`` None means :func:`chat_template_choice`. The choice and its reason go to the
+    results' ``config["neurips26_chat_template"]``; files go under
+    ``<output>/<model id>/`` (``HuggingFaceTB__SmolLM2-135M-Instruct`` for the embedded model), not under a
+    cache path.
     """
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
+    from lm_eval.utils import sanitize_model_name
     from neurips26.tasks.answerers import MODELS as REFERENCE_MODELS  # lazy: registers lm-eval models; loads lm-eval
 
     if data is not None:
@@ -83,6 +88,11 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     if "pretrained" in args:
         models.check_model(args["pretrained"])
     device = models.device(device)
+    model_id = models.model_id(model, args)
+    if apply_chat_template is None:
+        apply_chat_template, why = chat_template_choice(tasks, args.get("pretrained"), model_id)
+    else:
+        why = "--apply-chat-template" if apply_chat_template else "--no-apply-chat-template"
     output = Path(output)
     before = set(output.rglob("*.json*")) if output.exists() else set()
     tracker = EvaluationTracker(output_path=str(output))
@@ -95,6 +105,9 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     )
     samples = results.pop("samples", None) if log_samples else None
     results["config"]["neurips26_data"] = data_read(results)
+    results["config"]["neurips26_chat_template"] = {"applied": bool(apply_chat_template), "reason": why}
+    tracker.general_config_tracker.model_name = model_id  # results under <output>/<model id>, not a cache path
+    tracker.general_config_tracker.model_name_sanitized = sanitize_model_name(model_id)
     tracker.save_results_aggregated(results=results, samples=samples)
     if samples:
         for task_name in results["configs"]:
@@ -111,3 +124,31 @@ def data_read(results: dict[str, Any]) -> dict[str, Any]:
             if isinstance(config.get("metadata"), dict) and config["metadata"].get("data")}
 
 
+
+
+def leaf_tasks(names: list[str]) -> list[str]:
+    """``names`` with every group replaced by its tasks (recursively), in order, without repeats."""
+    from neurips26.tasks.protocol import group_members, task_configs  # lazy: reads every task YAML
+
+    members = group_members(task_configs(TASKS_DIR))
+    out: list[str] = []
+    for name in names:
+        for leaf in leaf_tasks(members[name]) if name in members else [name]:
+            if leaf not in out:
+                out.append(leaf)
+    return out
+
+
+def chat_template_choice(tasks: list[str], pretrained: str | None, name: str) -> tuple[bool, str]:
+    """Whether a run applies the chat template when the user did not say, and why: what the protocols of the
+    tasks say when they agree (the standard run, so the run can be ranked); else, when they differ or there are
+    none, on for instruction-tuned models (:func:`neurips26.models.is_instruct`)."""
+    from neurips26.tasks.protocol import shipped_protocols  # lazy: reads every task YAML
+
+    protocols = shipped_protocols()
+    wanted = {protocols[t].protocol.chat_template for t in leaf_tasks(tasks) if t in protocols}
+    if len(wanted) == 1:
+        on = wanted.pop()
+        return on, f"the protocols of {', '.join(tasks)} say chat template {'on' if on else 'off'} (the standard run)"
+    instruct, why = models.is_instruct(pretrained, name)
+    return instruct, ("the tasks' protocols differ on the chat template; " if wanted else "no task protocol; ") + why

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -44,6 +45,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run("build", "locus", "--workers", "2", cwd=root)  # default --out is ./locus
     assert result.returncode == 0, result.stderr
     assert "reconciles" in result.stdout
+    assert re.search(r"^building locus: (\d+)/\1 \(\d+ s\)$", result.stderr, re.M)  # progress lines, no terminal
     assert (root / "locus" / "manifest.json").is_file()
     return root
 
@@ -80,14 +82,19 @@ def test_push_dry_run_lists_the_folder(built: Path) -> None:
     (["build", "locus", "--raw", "/nonexistent/raw"], "raw folder not found"),
     (["build", "locus", "--workers", "0"], "Invalid value for '--workers'"),
     (["build", "rolebench_unlearn", "--population", "x.csv"], "--population applies to locus, not rolebench_unlearn"),
-    (["search", "nosuch", "x"], "no built nosuch folder under"),
+    (["search", "nosuch", "x"], "unknown resource 'nosuch'; resources: clovr, frameselect, locus"),
+    (["search", "tar", "x"], "no built tar folder under"),
+    (["search", "locus", "x", "--state", "XX"], "--state 'XX': not a USPS state code"),
+    (["search", "locus", "x", "--state", "TX"], "states present: GA, UT, WI"),
+    (["search", "locus", "x", "--county", "1305"], "not a five-digit county FIPS code"),
     (["query", "SELECT 1", "--format", "xml"], "Invalid value for '--format'"),
     (["eval", "--tasks", "nosuch"], "unknown task(s) nosuch"),
     (["eval", "--tasks", "locus_domain", "--model-args", "pretrained=/nonexistent/model"],
      "model '/nonexistent/model': no such folder"),
     (["unlearn", "--method", "nope"], "unknown unlearning method 'nope'"),
     (["query", "DROP TABLE locus.sections"], "only SELECT"),
-    (["search", "locus", "x", "--county", "99999"], "county '99999'"),
+    (["search", "locus", "x", "--county", "13059"], "--county 13059: no code in locus applies in that county; "
+                                                    "counties with codes: 13237"),
     (["push", "locus", "--repo", "no-slash", "--dry-run"], "ORG/NAME"),
 ])
 def test_bad_arguments_give_one_line_without_traceback(built: Path, args: list[str], message: str) -> None:

@@ -30,6 +30,7 @@ from neurips26.space.serve import serve
 from typer.testing import CliRunner
 
 from neurips26.errors import UserError
+from neurips26.stats import wilson
 from tests.board_fixtures import protocol_tasks, real_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,23 +94,37 @@ def test_filters(filters: boards.Filters, expected: list[int]) -> None:
 def test_format_board_shows_intervals_rank_ranges_and_task_columns() -> None:
     task_scores = {"task_a": board({"submission_id": 3, "score": 0.71234}), "task_b": board({"submission_id": 1})}
     frame = boards.format_board(SAMPLE, task_scores)
-    assert frame.columns[:6] == ["Rank", "Rank range", "Model", "Score", "task_a", "task_b"]
+    assert frame.columns[:6] == ["Rank", "Rank range", "Model", boards.SCORE, "task_a", "task_b"]
     assert frame["Model"].to_list() == ["other/big-70b", "org/mid-1.5b", "org/Small-135M"]  # by rank
     assert frame["Rank range"].to_list() == ["1–2", "1–3", "2–3"]
-    assert frame["95% CI"].to_list() == ["0.500–0.700", "0.350–0.550", "0.200–0.400"]
+    # one number format, the interval beside the score in one cell
+    assert frame[boards.SCORE].to_list() == ["0.600 [0.500, 0.700]", "0.450 [0.350, 0.550]", "0.300 [0.200, 0.400]"]
     assert frame["Params (B)"].to_list() == [70.0, 1.5, 0.135]
-    assert frame["task_a"].to_list() == [0.7123, None, None]
-    assert frame["task_b"].to_list() == [None, None, 0.5]
+    assert frame["task_a"].to_list() == ["0.712", "", ""]
+    assert frame["task_b"].to_list() == ["", "", "0.500"]
     assert boards.format_board(boards.empty_board()).height == 0
+
+
+@pytest.mark.parametrize(("value", "text"), [(1.0, "1.00"), (0.5, "0.500"), (0.1858, "0.186"), (0.0, "0.00"),
+                                             (12.345, "12.3"), (100.0, "100"), (0.000123, "0.000123"), (None, "")])
+def test_one_number_format(value: float | None, text: str) -> None:
+    assert boards.sig3(value) == text
 
 
 def test_column_choice_keeps_rank_model_score_and_task_columns() -> None:
     frame = boards.format_board(SAMPLE, {"task_a": SAMPLE})
-    assert boards.select_columns(frame, []).columns == ["Rank", "Model", "Score", "task_a"]
-    chosen = boards.select_columns(frame, ["License", "95% CI", "unknown"])
-    assert chosen.columns == ["Rank", "Model", "Score", "task_a", "95% CI", "License"]
+    assert boards.select_columns(frame, []).columns == ["Rank", "Model", boards.SCORE, "task_a"]
+    chosen = boards.select_columns(frame, ["License", "± SE", "unknown"])
+    assert chosen.columns == ["Rank", "Model", boards.SCORE, "task_a", "± SE", "License"]
     assert set(boards.column_types(chosen)) <= {"str", "number"}  # never markdown or html
-    assert boards.column_types(chosen) == ["number", "str", "number", "number", "str", "str"]
+    assert boards.column_types(chosen) == ["number", "str", "str", "str", "str", "str"]
+
+
+def test_per_task_opens_on_the_task_with_most_submissions() -> None:
+    loaded = {"task_a": board(), "task_b": SAMPLE, "task_c": board({"submission_id": 1})}
+    assert boards.most_submitted(loaded, ["task_a", "task_b", "task_c"]) == "task_b"
+    assert boards.most_submitted({}, ["task_a", "task_b"]) == "task_a"
+    assert boards.most_submitted({}, []) is None
 
 
 def test_a_clicked_row_leads_to_its_submission() -> None:
@@ -123,6 +138,32 @@ def test_score_plot_draws_points_or_says_there_are_none() -> None:
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and len(ax.texts) == 3
     assert boards.score_plot(boards.empty_board(), "Overall").axes[0].texts[0].get_text() == "No submissions to plot"
+
+
+def test_plot_labels_never_overlap() -> None:
+    crowded = pl.concat([board({"model_id": f"org/model-{i}" + "-Instruct" * (i % 4), "submission_id": i,
+                                "params": 7_000_000_000 + i, "score": 0.5 + i * 1e-4, "ci_low": 0.45,
+                                "ci_high": 0.55}) for i in range(12)])
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    fig = boards.score_plot(crowded, "Overall")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes = [Text.get_window_extent(text, renderer) for text in fig.axes[0].texts]  # the text, not its line
+    assert len(boxes) == 12
+    assert all(box.x1 <= fig.bbox.x1 and box.y0 >= 0 and box.y1 <= fig.bbox.y1 for box in boxes), "a label is cut"
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b), "two model labels overlap"
+
+
+@pytest.mark.parametrize("wanted", [[0.5] * 5, [1.0, 0.99, 0.98, 0.1, 0.0], [0.0] * 3])
+def test_label_heights_keep_their_gap_and_order(wanted: list[float]) -> None:
+    placed = boards.label_heights(wanted, gap=0.1)
+    assert all(a - b >= 0.1 - 1e-9 for a, b in zip(placed, placed[1:], strict=False))
+    assert min(placed) >= 0
 
 
 # -- submitting --------------------------------------------------------------------------------------------------
@@ -235,10 +276,16 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert text.startswith("DUPLICATE: these results were already submitted as #1") and again.id == 1
 
     text, entry = submitting.submit(store, "alice", 3, good, samples, "bad id!", "xyz", None, "lots", None, "")
-    assert entry is None and text.startswith("REJECTED: the metadata is not valid\n")
-    for field in ("model_id", "revision", "precision", "params", "license", "model_type"):
-        assert f"\n- {field}: " in text
+    assert entry is None and text.startswith("REJECTED: the submission is not valid\n")
+    for label in ("Model id", "Revision", "Precision", "Parameters", "License", "Model type"):
+        assert f"\n- {label}: " in text  # the labels the form shows
+    assert "- Precision: choose one of float32, float16" in text and "- License: required" in text
+    assert "Input should be" not in text and "Value error" not in text and "at least 1 item" not in text
     assert len(store.entries()) == 1  # refused by the form, not stored
+    cut = tmp_path / "results_cut.json"
+    cut.write_bytes(good.read_bytes()[:100])
+    text, entry = submitting.submit(store, "alice", 3, cut, samples, "bad id!", "xyz", None, "lots", None, "")
+    assert text.splitlines()[1].startswith("- Results file: results_cut.json is not JSON (line ")  # the file first
 
     text, entry = submitting.submit(store, "alice", 3, nan, samples, *fields)
     assert entry.status == "REJECTED" and text == f"REJECTED: {entry.reason}" and "not finite" in text
@@ -266,9 +313,15 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert about["model"] == MODEL and about["parameters"] == "135,000,000" and about["status"] == "VALID"
     assert about["why not ranked"] == ""
     primary = page.breakdown.filter(pl.col("Task") == "locus_domain").filter(pl.col("Metric") == "acc")
-    assert primary["Value"].to_list() == [round(real["data"]["results"]["locus_domain"]["acc,none"], 4)]
+    acc = real["data"]["results"]["locus_domain"]["acc,none"]
+    assert primary["Value"].to_list() == [boards.sig3(acc)]
+    n = primary["n"][0]
+    low, high = wilson(acc, n)  # acc is a proportion: Wilson's interval, wide at the small n of the fixture
+    assert primary["95% CI"].to_list() == [boards.interval(float(low), float(high))] and high > low
     assert primary["Rank (range)"].to_list() == ["1 (1)"]
-    assert f"pretrained={MODEL}" in page.command and page.chat_template == ""
+    assert page.breakdown.filter(pl.col("Metric") == "rougeL")["95% CI"].to_list()[0].startswith("[")  # bootstrap
+    assert f"pretrained={MODEL}" in page.command
+    assert page.chat_template == "{# no chat template: the prompts were given to the model as plain text #}"
     unranked_page = model_page.model_page(store, 3, loaded)
     about = dict(zip(unranked_page.about["field"], unranked_page.about["value"], strict=True))
     assert about["status"] == "UNRANKED" and "locus_domain: run with --limit 2" in about["why not ranked"]
@@ -481,3 +534,14 @@ def test_the_bundled_space_runs_and_its_requirements_cover_its_imports(tmp_path:
                             capture_output=True, text=True, timeout=120)
     assert helped.returncode == 0, helped.stderr[-3000:]
     assert "--host" in helped.stdout and "--port" in helped.stdout and "--store" in helped.stdout
+
+
+def test_upload_feedback_says_what_the_file_holds_or_why_not(tmp_path: Path, real: dict[str, Any]) -> None:
+    said = submitting.upload_feedback(real["file"])
+    assert said.startswith(f"Read {real['file'].name}: lm-eval 0.4.13 results for ") and "locus_domain" in said
+    cut = tmp_path / "results_cut.json"
+    cut.write_bytes(real["file"].read_bytes()[:50])
+    assert submitting.upload_feedback(cut).startswith("This file cannot be submitted: results_cut.json is not JSON")
+    other = tmp_path / "other.json"
+    other.write_text("[1, 2]")
+    assert "not an lm-eval results file" in submitting.upload_feedback(other)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,7 @@ def test_submit_validate_and_find_the_model(page: Any, server: dict[str, Any], r
     page.get_by_role("tab", name="Leaderboard", exact=True).click()
     overall = page.locator("#board-Overall")
     expect(overall).to_contain_text(MODEL)
-    expect(overall).to_contain_text("95% CI")
+    expect(overall).to_contain_text("Score [95% CI]")
     expect(page.locator("#overall-definition")).to_contain_text("overall = mean over the tasks in scope")
     page.screenshot(path=str(tmp_path / "leaderboard.png"), full_page=True)
     textbox(page, "search").fill("no-such-model")
@@ -173,3 +174,188 @@ def test_read_only_sql_on_the_datasets_tab(page: Any) -> None:
     expect(result).to_contain_text(markup)
     expect(result).to_contain_text("2026-01-02")
     assert result.locator("b, img, strong").count() == 0
+
+
+# -- how it looks: every tab at a desktop and a narrow width --------------------------------------------------------
+
+TABS = ("Leaderboard", "Submit", "Model page", "Datasets")
+# Table cells whose text does not fit (cut or spilling), as "<table id>: <text>".
+OVERFLOWING_CELLS = """() => [...document.querySelectorAll('table td, table th')]
+    .filter(cell => cell.offsetParent !== null)
+    .flatMap(cell => [cell, ...cell.querySelectorAll('*')])
+    .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'auto'
+                  && getComputedStyle(el).overflowX !== 'scroll')
+    .map(el => (el.closest('[id]') || {}).id + ': ' + el.textContent.trim().slice(0, 60))
+    .concat([...document.querySelectorAll('table td')].filter(cell => cell.offsetParent !== null
+             && cell.textContent.includes('…')).map(cell => 'cut: ' + cell.textContent.trim().slice(0, 60)))"""
+
+
+def settled(page: Any) -> None:
+    """Wait until no component shows Gradio's "processing" status."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_every_tab_fits_at_desktop_and_narrow_widths(page: Any, server: dict[str, Any], width: int,
+                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+    from playwright.sync_api import expect
+
+    assert server["store"].entries(), "runs after test_submit_validate_and_find_the_model: boards have a row"
+    shots = tmp_path_factory.mktemp(f"screenshots-{width}")
+    page.set_viewport_size({"width": width, "height": 1000})
+    page.reload()
+    overall = page.locator("#board-Overall")
+    expect(overall).to_contain_text(MODEL)
+    for tab in TABS:
+        page.get_by_role("tab", name=tab, exact=True).click()
+        if tab == "Model page":
+            expect(page.locator("#model-about")).to_contain_text(REVISION)
+        if tab == "Datasets":
+            expect(page.locator("#views")).to_contain_text("locus.sections")
+        settled(page)
+        path = shots / f"{tab.lower().replace(' ', '-')}-{width}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 10_000 and png_width(path) == width
+        assert page.evaluate(OVERFLOWING_CELLS) == [], f"{tab} at {width} px: cells do not fit ({path})"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{tab} scrolls sideways at {width}"
+    if width == 1400:  # the interval is in the score cell, on screen without scrolling the table
+        page.get_by_role("tab", name="Leaderboard", exact=True).click()
+        header = overall.get_by_text("Score [95% CI]").first
+        cell = overall.locator("td").filter(has_text=re.compile(r"\d\.\d+ \[-?\d\.\d+, -?\d\.\d+\]")).first
+        for element in (header, cell):
+            box = element.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def png_width(path: Path) -> int:
+    """The pixel width in a PNG file's header."""
+    return int.from_bytes(path.read_bytes()[16:20], "big")
+
+
+def test_the_per_task_tab_opens_on_a_task_with_submissions(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.reload()
+    page.get_by_role("tab", name="Per task", exact=True).click()
+    expect(page.locator("#board-task")).to_contain_text(MODEL)
+
+
+def test_choosing_a_file_says_at_once_what_it_holds(page: Any, run: dict[str, Any], tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    page.reload()
+    page.get_by_role("tab", name="Submit", exact=True).click()
+    upload(page, "results-file", [run["file"]])
+    expect(textbox(page, "verdict")).to_have_value(re.compile(rf"^Read {re.escape(run['file'].name)}: lm-eval "))
+    text = tmp_path / "results_notes.json"
+    text.write_text("these are my notes")
+    page.reload()
+    page.get_by_role("tab", name="Submit", exact=True).click()
+    upload(page, "results-file", [text])
+    expect(textbox(page, "verdict")).to_have_value(re.compile(r"^This file cannot be submitted: .* is not JSON"))
+
+
+# -- Hugging Face login (gradio[oauth]) against a stand-in for the Hub's identity endpoint ------------------------
+
+APP_WITH_LOGIN = """
+import sys
+from neurips26.space.app import build_app
+demo = build_app(sys.argv[1], sys.argv[2], require_login=True, daily_limit=5, tasks_dir=sys.argv[4])
+demo.queue().launch(server_name="127.0.0.1", server_port=int(sys.argv[3]), quiet=True)
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def identity_provider() -> Iterator[str]:
+    """The Hub's ``/api/whoami-v2`` for the token ``hf_test``: the user ``alice`` (what Gradio's login asks)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class WhoAmI(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server interface
+            known = self.path.startswith("/api/whoami") and self.headers.get("authorization") == "Bearer hf_test"
+            body = json.dumps({"type": "user", "name": "alice", "fullname": "Alice Example",
+                               "avatarUrl": "/avatar.png", "auth": {"accessToken": {"role": "read"}}}).encode()
+            self.send_response(200 if known else 401)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body if known else b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), WhoAmI)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_hugging_face_login_routes_and_unsigned_submit(page: Any, run: dict[str, Any], identity_provider: str,
+                                                       tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("authlib", reason="the gradio[oauth] extra is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    port = free_port()
+    (tmp_path / "tasks").mkdir()
+    tasks = protocol_tasks(tmp_path / "tasks")
+    env = {k: v for k, v in os.environ.items() if k not in ("SPACE_ID", "HF_HUB_OFFLINE")}
+    env.update(HF_ENDPOINT=identity_provider, HF_TOKEN="hf_test", NEURIPS26_CACHE=str(tmp_path / "cache"))
+    argv = [sys.executable, "-c", APP_WITH_LOGIN, str(tmp_path / "store"), str(run["data_root"]), str(port), str(tasks)]
+    app = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://localhost:{port}/"  # a secure context: the session cookie is Secure, SameSite=None
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(url, timeout=1)
+                break
+            except OSError:
+                assert app.poll() is None, app.stdout.read() if app.stdout else ""
+                time.sleep(0.5)
+        context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})  # its own cookies
+        try:
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(url)
+            page.get_by_role("tab", name="Submit", exact=True).click()
+            upload(page, "results-file", [run["file"]])
+            upload(page, "samples-files", list(run["samples"].values()))
+            verdict = fill_and_submit(page)
+            sync_api.expect(verdict).to_have_value("Sign in with Hugging Face to submit.")  # not signed in yet
+        finally:
+            context.close()
+        # The login routes gradio[oauth] adds: sign-in goes to the callback, which signs the user in (a session
+        # cookie holding the identity the stand-in Hub endpoint gave for the token).
+        opener = urllib.request.build_opener(NoRedirect)
+        first = opener.open(f"{url}login/huggingface")
+        assert first.status in (302, 307) and "/login/callback" in first.headers["location"]
+        second = opener.open(f"{url}login/callback?" + first.headers["location"].split("?", 1)[1])
+        assert second.status in (302, 307) and "session=" in (second.headers.get("set-cookie") or "")
+    finally:
+        app.terminate()
+        app.wait(timeout=30)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Return redirects instead of following them."""
+
+    def redirect_request(self, *args: Any) -> None:
+        return None
+
+    def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
+        return fp
+
+    http_error_307 = http_error_302
+

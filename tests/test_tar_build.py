@@ -197,7 +197,8 @@ def test_flat_layout_and_embedded_videos(tar_raw: Path, tmp_path: Path) -> None:
     assert report.by_split == {"train": 8, "test": 4} and report.reconciles
     assert not (out / "videos").exists()
     video = read(out, "videos", "test")[0]
-    assert video["video"] == (raw / video["source_file"]).read_bytes()
+    assert video["video"]["bytes"] == (raw / video["source_file"]).read_bytes()
+    assert video["video"]["path"] == video["path"]
 
 
 def test_default_build_uses_the_generator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -78,8 +78,28 @@ def test_neurips26_eval_runner(data_root: Path, model_dir: Path, tmp_path: Path)
                             env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "locus_domain" in result.stdout and "rougeL" in result.stdout
-    check_results_file(next(out.rglob("results_*.json")), TASKS)
+    results_file = next(out.rglob("results_*.json"))
+    results = check_results_file(results_file, TASKS)
     assert len(list(out.rglob("samples_*.jsonl"))) == 2
+    # filed under the model's id; the chat template as the LOCUS protocols say (off), the choice recorded
+    assert results_file.parent == out / "HuggingFaceTB__SmolLM2-135M-Instruct"
+    assert results["model_name"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    choice = results["config"]["neurips26_chat_template"]
+    assert choice["applied"] is False and "say chat template off (the standard run)" in choice["reason"]
+    assert not results.get("chat_template")
+
+
+@pytest.mark.parametrize(("tasks", "model", "applied", "why"), [
+    (["locus_domain"], "HuggingFaceTB/SmolLM2-135M-Instruct", False, "say chat template off"),
+    (["rolebench_unlearn"], "org/base-model", True, "say chat template on"),
+    (["neurips26"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "protocols differ"),  # LOCUS off, RoleBench on
+    (["neurips26"], "org/Base-7B", False, "not instruction-tuned"),
+])
+def test_chat_template_default(tasks: list[str], model: str, applied: bool, why: str) -> None:
+    from neurips26.tasks.evaluation import chat_template_choice
+
+    on, reason = chat_template_choice(tasks, model, model)
+    assert on is applied and why in reason
 
 
 def test_eval_rejects_unknown_task_in_one_line() -> None:

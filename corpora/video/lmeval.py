@@ -45,16 +45,21 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
     A folder built with embedded videos has no files: their bytes are written once to
     ``<cache>/videos/<sha256>.<ext>``.
     """
+    import datasets  # lazy: only reading a videos config needs it
+
     out = {}
     for split in videos_config.values():
+        if "video" in split.column_names:  # a datasets.Video column: read its bytes and path, decode nothing
+            split = split.cast_column("video", datasets.Video(decode=False))
         for row in split:
             path = (folder / row["path"]).resolve()
-            if not path.is_file() and row.get("video"):
+            data = (row.get("video") or {}).get("bytes")
+            if not path.is_file() and data:
                 path = settings.cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
                 if not path.is_file():
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_name(path.name + ".part")
-                    tmp.write_bytes(row["video"])
+                    tmp.write_bytes(data)
                     tmp.replace(path)
             out[row["video_id"]] = str(path)
     return out

@@ -4,6 +4,7 @@ manifest (with ``demo``), card, Croissant and build report.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -31,8 +32,24 @@ VIDEO_FIELDS = [
     column("sha256", STR, "SHA-256 of the file"),
     column("source_file", STR, "Path of the file in the raw folder"),
 ]
-VIDEOS = pa.schema(VIDEO_FIELDS)
-VIDEOS_EMBEDDED = pa.schema(VIDEO_FIELDS + [column("video", pa.binary(), "The video file's bytes")])
+# ``video`` is a ``datasets.Video()`` column ({bytes, path}): the Hub's viewer plays it and ``load_dataset`` gives
+# a video object. Its path is the file inside the folder (``videos/<id>.mp4``); with ``--embed-videos`` the bytes
+# are in the shard too. The feature type travels in the schema's ``huggingface`` metadata, as datasets writes it.
+VIDEO_COLUMN = column("video", pa.struct([("bytes", pa.binary()), ("path", pa.string())]),
+                      "The video (datasets.Video): its bytes when embedded, else its path inside the folder")
+
+
+def video_schema(fields: list[pa.Field]) -> pa.Schema:
+    """``fields`` with the ``datasets`` feature types recorded, ``video`` as ``datasets.Video()``."""
+    import datasets  # lazy: heavy; only writing the videos config needs it
+
+    plain = pa.schema(fields)
+    features = datasets.Features({f.name: datasets.Video() if f.name == "video"
+                                  else datasets.Features.from_arrow_schema(pa.schema([f]))[f.name] for f in plain})
+    return plain.with_metadata({"huggingface": json.dumps({"info": {"features": features.to_dict()}})})
+
+
+VIDEOS_FIELDS = [*VIDEO_FIELDS, VIDEO_COLUMN]
 ERRORS = pa.schema([
     column("source_file", STR, "File (relative to the raw folder) the problem is in"),
     column("item", STR, "Item id (or position) concerned, if any"),
@@ -61,9 +78,8 @@ def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoC
             src = raw / check.source_file
             path = f"videos/{vid}{src.suffix.lower()}"
             row = check.row(path)
-            if embed:
-                row["video"] = src.read_bytes()
-            else:
+            row["video"] = {"bytes": src.read_bytes() if embed else None, "path": path}
+            if not embed:
                 place_video(src, out / path)
             writer.write(row)
         spec.shards[split] = writer.close()
@@ -98,7 +114,7 @@ def _write_release(out: Path, items: hubfolder.ConfigSpec, kept: list[dict], vid
                    files: list[FileReport], errors: list[dict], meta: dict[str, Any],
                    card: Callable[[list[hubfolder.ConfigSpec]], str], builder: dict[str, str], demo: bool) -> None:
     configs = [items,
-               hubfolder.ConfigSpec("videos", VIDEOS_EMBEDDED if embed_videos else VIDEOS,
+               hubfolder.ConfigSpec("videos", video_schema(VIDEOS_FIELDS),
                                     f"One row per video a row of {items.name} in the split references."),
                hubfolder.ConfigSpec("errors", ERRORS, "Every rejected file, item and video, with the reason.")]
     by_split: dict[str, list[dict]] = {}

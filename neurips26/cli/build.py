@@ -10,6 +10,7 @@ asked for, so ``neurips26 --help`` imports no builder.
 from __future__ import annotations
 
 import inspect
+import time
 import types
 import typing
 from collections.abc import Callable
@@ -31,17 +32,34 @@ COMMON = ("raw", "out", "workers", "progress")
 PLAIN = (bool, int, float, str, Path)
 
 
+class PlainProgress:
+    """A build's progress as plain lines on stderr (no terminal): the first step, every further tenth, the end."""
+
+    def __init__(self, label: str) -> None:
+        self.label, self.start, self.shown = label, time.monotonic(), -1
+
+    def __call__(self, done: int, total: int | None) -> None:
+        tenth = 10 * done // total if total else -1
+        if tenth > self.shown or (self.shown < 0 and done):
+            self.shown = max(tenth, 0)
+            of = f"/{total}" if total else ""
+            err.print(f"{self.label}: {done}{of} ({time.monotonic() - self.start:.0f} s)", highlight=False)
+
+
 def run_build(resource: str, build: Callable[..., Any], raw: Path | None, out: Path | None, workers: int,
               options: dict[str, Any]) -> None:
     """Build ``resource`` with a progress bar on stderr; print the report's summary line."""
     if raw is not None and not Path(raw).is_dir():
         raise UserError(f"{raw}: raw folder not found")
     out = out or Path(resource)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"building {resource}", total=None)
-        report = build(raw=raw, out=out, workers=workers,
-                       progress=lambda done, total: bar.update(task, completed=done, total=total), **options)
+    if not err.is_terminal:  # a log file or a pipe: a line per tenth of the work, so long builds are visible
+        report = build(raw=raw, out=out, workers=workers, progress=PlainProgress(f"building {resource}"), **options)
+    else:
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, transient=True) as bar:
+            task = bar.add_task(f"building {resource}", total=None)
+            report = build(raw=raw, out=out, workers=workers,
+                           progress=lambda done, total: bar.update(task, completed=done, total=total), **options)
     console.print(f"[green]built[/green] {escape(str(out))}: {escape(report.summary())}", highlight=False)
     if getattr(report, "problems", 0):
         console.print(escape(f"see the errors config: neurips26 query \"SELECT * FROM {out.name}.errors\" "

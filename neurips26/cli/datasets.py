@@ -1,68 +1,138 @@
-"""``neurips26 query``, ``search`` and ``push``: read and publish built dataset folders."""
+"""``neurips26 query``, ``search`` and ``push``: read and publish built dataset folders.
+
+Every command finds the built folders with the one data rule (:func:`neurips26.settings.resolve_data`:
+``--data``, then ``$NEURIPS26_DATA``, then ``.``, then the cache) and says on stderr when it fell back.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
-from neurips26.errors import UserError
-from neurips26.hub import files_to_push
+from neurips26.corpora import RESOURCES
+from neurips26.errors import UnknownNameError, UserError
 from neurips26.hub import push as run_push
-from neurips26.hubfolder import built_folder
-from neurips26.output import Format, FormatOpt, console, emit
+from neurips26.hub import push_plan
+from neurips26.hubfolder import read_table
+from neurips26.output import Format, FormatOpt, console, emit, err
 from neurips26.search import Filters
 from neurips26.search import search as run_search
+from neurips26.settings import resolve_data
 from neurips26.sql import Limits, dataset_folders, run_query
 
-DataOpt = Annotated[Path, typer.Option("--data", help="Folder holding the built dataset folders.")]
+DataOpt = Annotated[Path | None, typer.Option(
+    "--data", help="Folder holding the built dataset folders (default: $NEURIPS26_DATA, else ., else the cache).")]
+FIPS = re.compile(r"\d{5}")
+
+
+def data_folders(data: Path | None) -> dict[str, Path]:
+    """Resource name -> built folder under the data root the rule picks (said on stderr when it is the cache)."""
+    root = resolve_data(data)
+    if root.source == "cache":
+        err.print(Text(root.describe(), style="dim"), highlight=False, soft_wrap=True)
+    folders = dataset_folders(root.path)
+    if not folders:
+        raise UserError(f"no built dataset folders under {root.describe().removeprefix('data: ')}: "
+                        "run `neurips26 build <resource>` here, or pass --data / set NEURIPS26_DATA")
+    return folders
+
+
+def resource_folder(resource: str, data: Path | None) -> Path:
+    """The built folder of ``resource``; an unknown or unbuilt one is an error naming what exists."""
+    folders = data_folders(data)
+    if resource in folders:
+        return folders[resource]
+    root = resolve_data(data).path
+    built = f"built there: {', '.join(folders)}" if folders else "nothing is built there"
+    if resource not in RESOURCES.names():
+        raise UnknownNameError(f"unknown resource {resource!r}; resources: {', '.join(RESOURCES.names())} "
+                               f"({built} under {root})")
+    raise UserError(f"no built {resource} folder under {root} ({built}): run `neurips26 build {resource}` "
+                    "or pass --data / set NEURIPS26_DATA")
 
 
 def query(
     sql: Annotated[str, typer.Argument(help="One SELECT over views <resource>.<config>, e.g. locus.sections.")],
-    data: DataOpt = Path("."),
+    data: DataOpt = None,
     max_width: Annotated[int, typer.Option(help="Table format: cut cells longer than this.")] = 80,
     format: FormatOpt = Format.table,
     timeout: Annotated[float, typer.Option(min=0, help="Stop the query after this many seconds (0: never).")] = 300,
     memory: Annotated[str, typer.Option(help="DuckDB memory limit, e.g. 4GB.")] = "4GB",
 ) -> None:
     """Run read-only SQL over the built datasets with DuckDB."""
-    emit(run_query(sql, dataset_folders(data), Limits(timeout_s=timeout or None, memory=memory)), format,
+    emit(run_query(sql, data_folders(data), Limits(timeout_s=timeout or None, memory=memory)), format,
          max_width=max_width)
+
+
+def check_filters(folder: Path, state: str | None, county: str | None) -> Filters:
+    """``--state`` and ``--county`` checked against the folder: a bad code or one the folder has no code for is a
+    UserError listing the values that would match."""
+    import addfips  # lazy: only the state check needs the FIPS tables
+
+    if state:
+        if addfips.AddFIPS().get_state_fips(state) is None:
+            raise UserError(f"--state {state!r}: not a USPS state code (two letters, e.g. GA)")
+        table = read_table(folder, "sections", ["state"])
+        states = sorted(set(table.column(0).to_pylist())) if table is not None else []
+        if state.upper() not in states:
+            raise UserError(f"--state {state.upper()}: {folder.name} has no sections from it; "
+                            f"states present: {', '.join(states) or 'none'}")
+    if county:
+        if not FIPS.fullmatch(county):
+            raise UserError(f"--county {county!r}: not a five-digit county FIPS code (e.g. 13237)")
+        table = read_table(folder, "counties", ["county_fips"])
+        counties = sorted(set(table.column(0).to_pylist())) if table is not None else []
+        if county not in counties:
+            raise UserError(f"--county {county}: no code in {folder.name} applies in that county; "
+                            f"counties with codes: {', '.join(counties) or 'none'}")
+    return Filters(state.upper() if state else None, county)
 
 
 def search(
     resource: Annotated[str, typer.Argument(help="Resource to search, e.g. locus.")],
-    query: Annotated[str, typer.Argument(help="Words and/or section numbers like 1-5.11.")],
+    query: Annotated[str, typer.Argument(help="Words and/or section numbers like 6-21.")],
     state: Annotated[str | None, typer.Option(help="USPS state code, e.g. GA.")] = None,
-    county: Annotated[str | None, typer.Option(help="Five-digit county FIPS, e.g. 13015.")] = None,
+    county: Annotated[str | None, typer.Option(help="Five-digit county FIPS, e.g. 13237.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="Number of hits.")] = 10,
-    data: DataOpt = Path("."),
+    data: DataOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:
     """BM25 full-text search (index built once, then reused)."""
-    hits = run_search(built_folder(resource, data), query, Filters(state, county), limit)
+    folder = resource_folder(resource, data)
+    hits = run_search(folder, query, check_filters(folder, state, county), limit)
     emit(hits, format, title=f"{resource}: {query!r} ({hits.num_rows} hits)")
 
 
 def push(
     resource: Annotated[str, typer.Argument(help="Resource folder to upload, e.g. locus.")],
     repo: Annotated[str, typer.Option(help="Hub dataset repo, ORG/NAME.")],
-    data: DataOpt = Path("."),
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be uploaded; upload nothing.")] = False,
+    data: DataOpt = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="List what would be uploaded and deleted; upload nothing.")] = False,
+    remote: Annotated[Path | None, typer.Option(help=(
+        "With --dry-run: a folder standing for the repo's current files (e.g. a copy of the last pushed build); "
+        "default: the repo's file list on the Hub."))] = None,
     private: Annotated[bool, typer.Option(help="Create the repo private.")] = False,
 ) -> None:
-    """Upload a built folder, unchanged, to the Hugging Face Hub."""
-    if "/" not in repo or repo.count("/") != 1:
+    """Upload a built folder, unchanged, to the Hugging Face Hub; stale data files there are deleted."""
+    if repo.count("/") != 1 or not all(repo.split("/")):
         raise UserError(f"--repo {repo!r} must look like ORG/NAME")
-    folder = built_folder(resource, data)
-    files = files_to_push(folder)
+    if remote is not None and not dry_run:
+        raise UserError("--remote only goes with --dry-run (a real push reads the repo's files on the Hub)")
+    folder = resource_folder(resource, data)
     if dry_run:
-        for path, size in files:
+        plan = push_plan(folder, repo, remote=remote)
+        for path, size in plan.upload:
             console.print(Text(f"{size:>12,}  {path}"), highlight=False)
-        console.print(Text(f"{sum(s for _, s in files):>12,}  total, {len(files)} files -> "
-                           f"https://huggingface.co/datasets/{repo} (dry run: nothing uploaded)"))
+        for path in plan.delete:
+            console.print(Text(f"{'delete':>12}  {path}"), highlight=False)
+        console.print(Text(f"{plan.upload_bytes:>12,}  total, {len(plan.upload)} files to upload, "
+                           f"{len(plan.delete)} stale file(s) to delete -> https://huggingface.co/datasets/{repo} "
+                           f"({plan.remote_source}; dry run: nothing uploaded)"), highlight=False)
+        console.print(Text(f"commit message: {plan.commit_message}"), highlight=False)
         return
     console.print(Text(str(run_push(folder, repo, private=private))))

@@ -13,8 +13,9 @@ from rich.text import Text
 from neurips26 import models
 from neurips26.errors import UserError
 from neurips26.leaderboard.cli import submit as submit_results
-from neurips26.output import console
+from neurips26.output import console, err
 from neurips26.results import parse_model_args, parse_run, summarise
+from neurips26.settings import resolve_data
 from neurips26.tasks import TASKS_DIR, evaluation
 
 
@@ -55,7 +56,9 @@ def eval_(
     output: Annotated[Path, typer.Option(help="Where lm-eval's results and samples files go.")] = Path("results"),
     device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
     data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
-    apply_chat_template: Annotated[bool, typer.Option(help="Use the model's chat template.")] = False,
+    apply_chat_template: Annotated[bool | None, typer.Option(
+        "--apply-chat-template/--no-apply-chat-template",
+        help="Prompt through the model's chat template (default: on for instruction-tuned models).")] = None,
     submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
     revision: Annotated[str | None, typer.Option(help="With --submit: commit sha of the evaluated weights.")] = None,
     metadata: Annotated[str | None, typer.Option(help=(
@@ -82,6 +85,9 @@ def eval_(
                       "" if row["stderr"] is None else f"{row['stderr']:.4f}", str(row["n"] or ""))
     console.print(table)
     console.print(Text(f"results: {run.results_file}"), highlight=False)
+    root = resolve_data(data)
+    if root.source == "cache":  # the data rule's last step (a failure names the folder in its one line)
+        err.print(Text(root.describe(), style="dim"), highlight=False, soft_wrap=True)
     if submit:
         submit_results(run.results_file, run.samples_files,
                        model=models.DEFAULT_MODEL_ID if embedded else parse_model_args(model_args)

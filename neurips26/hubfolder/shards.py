@@ -135,7 +135,8 @@ class SplitWriter:
             self._parts.append(part)
             self._rows_in_part.append(0)
             self._writer = pq.ParquetWriter(part, self.schema, compression="zstd", compression_level=6)
-        self._writer.write_table(table, row_group_size=table.num_rows or 1)
+        if table.num_rows:  # an empty split is a shard with no row groups: datasets streams it as zero rows
+            self._writer.write_table(table, row_group_size=table.num_rows)
         self._rows_in_part[-1] += table.num_rows
         if self._parts[-1].stat().st_size >= self.shard_bytes:
             self._writer.close()
@@ -183,7 +184,7 @@ class ConfigSpec:
         return sum(s.rows for sp in splits for s in self.shards.get(sp, []))
 
     def loadable_splits(self) -> dict[str, list[Shard]]:
-        """Splits with rows: datasets cannot load an empty split, so empty ones are not declared."""
+        """Splits with rows (``datasets`` materialises only those without streaming)."""
         return {split: shards for split, shards in self.shards.items() if sum(s.rows for s in shards)}
 
 

@@ -1,0 +1,196 @@
+"""The README runs: every command in its ```bash blocks, in order, in one working folder, against the embedded
+samples (or the generators' small releases), with its documented effect checked.
+
+Commands are collected generically, so a new README section is covered without editing this file. What cannot
+run here is in :data:`SKIP` (a GPU, the Hub, or a long run that a named test covers), matched by prefix and
+kept short; placeholders a user replaces (``DIR``, ``pop.csv``) get values in :data:`STAND_INS`. A command
+with no entry in :data:`EFFECTS` must exit 0 and print something.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+SAMPLE = ROOT / "corpora" / "locus" / "sample"
+BIN = Path(sys.executable).parent
+
+# Commands that do not run here, by prefix, with the reason.
+SKIP: dict[str, str] = {
+    "scripts/demo": "sets up .venv and runs every part: CI runs scripts/test, the parts run below",
+    "scripts/test": "is how CI runs this very test suite",
+    ". .venv/bin/activate": "shell setup: commands here run from the test's own environment",
+    "pip install": "installs packages (the GPU extra)",
+    "neurips26 eval --model vllm": "needs a GPU (vLLM)",
+    "lm_eval run": "a user's model (pretrained=..., a VLM on a GPU); tests/test_tasks.py runs lm_eval on our tasks",
+    "neurips26 eval --model hf --model-args pretrained=ORG/NAME": "a model from the Hub",
+    "neurips26 eval --tasks neurips26_video --model hf-multimodal": "a VLM from the Hub",
+    "neurips26 frameselect replay frameselect --model hf:": "a VLM from the Hub",
+    "neurips26 build locus --from-locus-v1": "the released LOCUS-v1 Parquet files (the Hub)",
+    "neurips26 score locus --backend modernbert": "the released ModernBERT models (the Hub)",
+    "neurips26 serve": "serves until stopped: tests/test_space_browser.py starts and checks it",
+    "neurips26 eval --limit 8": "long (the embedded model on every task): tests/test_tasks.py runs it on one",
+    "neurips26 submit": "needs a run's results files: tests/test_leaderboard.py submits real ones",
+    "neurips26 frameselect run --benchmark tar,clovr": "long (4 budgets x 23 selectors): test_frameselect_eval.py",
+    "neurips26 frameselect run --benchmark clovr": "long: tests/test_frameselect_router.py runs the router",
+    "neurips26 build frameselect": "long (every selector on every question): tests/test_frameselect_resource.py",
+    "neurips26 frameselect replay": "needs `neurips26 build frameselect` (long): tests/test_frameselect_resource.py",
+    "neurips26 rediff": "long (minutes of training): tests/test_rediff.py trains a tiny model",
+    "python bench/": "benchmarks take minutes; they print the README's tables",
+    "neurips26 score locus": "long on 2 cores (MiniLM over every section): tests/test_locus_analysis.py",
+    "neurips26 query \"SELECT topic, avg(opacity)": "reads the scores config `neurips26 score locus` writes (skipped)",
+    "neurips26 score gold": "reads the LOCUS gold set in ../shared/data: tests/test_locus_analysis.py",
+}
+
+# Placeholders a user replaces, as the test fills them in (keyed by the README's command).
+STAND_INS: dict[str, str] = {
+    "neurips26 build locus --raw DIR --out DIR --workers 4":
+        f"neurips26 build locus --raw {SAMPLE} --out locus-copy --workers 4",
+    "neurips26 build tar --raw DIR --embed-videos":
+        "neurips26 build tar --raw tar-raw --out tar-embedded --embed-videos",
+    "neurips26 build locus --raw DIR --population pop.csv":
+        f"neurips26 build locus --raw {SAMPLE} --population pop.csv --out locus-pop",
+    "neurips26 leaderboard [--task locus_domain]": "neurips26 leaderboard --task locus_domain",
+}
+
+
+def command_lines(text: str) -> list[str]:
+    """Every command of the ```bash blocks: continuation lines joined, comments and blank lines dropped."""
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        joined = re.sub(r"\\\n\s*", " ", block)
+        for line in joined.splitlines():
+            words = shlex.split(line, comments=True)
+            if words:
+                out.append(line.split(" #")[0].strip() if " #" in line else line.strip())
+    return out
+
+
+COMMANDS = command_lines(README.read_text(encoding="utf-8"))
+
+
+def skip_reason(command: str) -> str | None:
+    return next((reason for prefix, reason in SKIP.items() if command.startswith(prefix)), None)
+
+
+def rows(out: str) -> list[dict]:
+    return json.loads(out)
+
+
+def has(*words: str) -> Callable[[Path, str], None]:
+    def check(cwd: Path, out: str) -> None:
+        for word in words:
+            assert word in out, f"{word!r} not in the output"
+    return check
+
+
+def folder_built(name: str, config: str) -> Callable[[Path, str], None]:
+    def check(cwd: Path, out: str) -> None:
+        manifest = json.loads((cwd / name / "manifest.json").read_text())
+        assert sum(s["rows"] for shards in manifest["configs"][config].values() for s in shards) > 0
+        assert "reconciles" in out
+    return check
+
+
+def first_hit_number(number: str) -> Callable[[Path, str], None]:
+    def check(cwd: Path, out: str) -> None:
+        assert "(1 hits)" in out or "hits)" in out
+        assert re.search(rf"│ {re.escape(number)}\s+│", out), f"no hit with section number {number}"
+    return check
+
+
+def hits_in_state(state: str, n: int) -> Callable[[Path, str], None]:
+    def check(cwd: Path, out: str) -> None:
+        assert f"({n} hits)" in out
+        assert len(re.findall(rf"│ {state}\s+│", out)) == n
+    return check
+
+
+def embedded(cwd: Path, out: str) -> None:
+    assert "reconciles" in out and not (cwd / "tar-embedded" / "videos").exists()
+
+
+def labelshift_effect(cwd: Path, out: str) -> None:
+    for word in ("BBSE", "RLLS", "LP interval", "GE interval", "pac-lp: mean set size", "conformal: mean set size"):
+        assert word in out, f"{word!r} not in the output"
+
+
+# The documented effect of a command (by prefix): stdout (and the files it wrote) checked.
+EFFECTS: dict[str, Callable[[Path, str], None]] = {
+    "neurips26 build locus --raw DIR --population": folder_built("locus-pop", "county_representatives"),
+    "neurips26 build locus --raw": folder_built("locus-copy", "sections"),
+    "neurips26 build locus": folder_built("locus", "sections"),
+    "neurips26 build rolebench_unlearn": folder_built("rolebench_unlearn", "records"),
+    "neurips26 query \"SELECT state, count(*)": has("GA", "UT", "WI"),
+    "neurips26 search locus \"dogs running at large\"": hits_in_state("GA", 5),
+    "neurips26 search locus \"6-21\"": first_hit_number("6-21"),
+    "neurips26 search locus \"meetings\" --county": has("putnam-county-ga", "hits)"),
+    "neurips26 push locus --repo ORG/locus --dry-run": has("data/sections/train-00000-of-00001.parquet",
+                                                           "manifest sha256", "nothing uploaded"),
+    "neurips26 tasks": has("neurips26", "locus_domain"),
+    "neurips26 generate tar": lambda cwd, out: (cwd / "tar-raw" / "annotations").is_dir() or pytest.fail("no raw"),
+    "neurips26 build tar --raw DIR --embed-videos": embedded,
+    "neurips26 build tar": folder_built("tar", "annotations"),
+    "neurips26 build clovr": folder_built("clovr", "questions"),
+    "neurips26 query \"SELECT task_type, count(*) FROM tar.annotations": has("bcq", "mcq"),
+    "neurips26 frameselect list": has("uniform", "mmr", "framerouter"),
+    "neurips26 leaderboard": has("protocol: split test", "no ranked submissions yet"),  # an empty store
+    "neurips26 labelshift": labelshift_effect,
+    "neurips26 query \"SELECT function, count(*) FROM locus.locus_v1": has("count"),
+}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The user's working folder: empty but for the inputs README placeholders name."""
+    cwd = tmp_path_factory.mktemp("readme")
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, 600)
+    source = rng.dirichlet(np.ones(3), 600)
+    source[np.arange(600), labels] += 1.5  # a classifier that is mostly right
+    np.save(cwd / "source_labels.npy", labels)
+    np.save(cwd / "source_preds.npy", source / source.sum(axis=1, keepdims=True))
+    np.save(cwd / "target_preds.npy", rng.dirichlet([6, 3, 1], 600))  # the target's labels have shifted
+    np.save(cwd / "test_probs.npy", rng.dirichlet(np.ones(3), 50))
+    (cwd / "pop.csv").write_text("jurisdiction_id,population\nharrow-mill-ga,1200\nputnam-county-ga,22000\n")
+    return cwd
+
+
+def environment(cwd: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURIPS26_")}
+    env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", NEURIPS26_CACHE=str(cwd / ".cache"),
+               HF_HUB_OFFLINE="1", NEURIPS26_LEADERBOARD=str(cwd / ".leaderboard"), COLUMNS="250")
+    return env
+
+
+def test_the_readme_has_commands() -> None:
+    assert len(COMMANDS) > 20 and any(c.startswith("neurips26 build locus") for c in COMMANDS)
+    for prefix in STAND_INS:
+        assert prefix in COMMANDS, f"STAND_INS names a command the README no longer has: {prefix}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_command(command: str, workdir: Path) -> None:
+    reason = skip_reason(command)
+    if reason:
+        pytest.skip(reason)
+    line = STAND_INS.get(command, command)
+    result = subprocess.run(["bash", "-c", line], cwd=workdir, env=environment(workdir), capture_output=True,
+                            text=True, check=False, timeout=600)
+    assert result.returncode == 0, f"{line}\n{result.stderr[-2000:]}"
+    effect = next((check for prefix, check in EFFECTS.items() if command.startswith(prefix)), None)
+    if effect is None:
+        assert result.stdout.strip() or result.stderr.strip(), f"{line}: printed nothing"
+    else:
+        effect(workdir, result.stdout)
