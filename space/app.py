@@ -148,6 +148,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 about = gr.Dataframe(label="Submission", interactive=False, wrap=True, elem_id="model-about")
                 breakdown = gr.Dataframe(label="Per-task scores", interactive=False, elem_id="model-breakdown",
                                          wrap=True)
+                signatures = gr.Dataframe(label="Failure signatures that fire (from the samples; 95% intervals)",
+                                          interactive=False, elem_id="model-signatures", wrap=True, max_height=420)
                 command = gr.Code(label="Reproduce the run", language="shell", interactive=False)
                 settings = gr.Dataframe(label="Run configuration", interactive=False, wrap=True,
                                         elem_id="model-settings", max_height=700)
@@ -269,9 +271,9 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
 
         def show_model(submission_id: int | None, loaded: dict[str, pl.DataFrame]) -> list[Any]:
             page = model_page.model_page(store, submission_id, loaded)
-            return [page.about, page.breakdown, page.command, page.settings, page.chat_template]
+            return [page.about, page.breakdown, page.signatures, page.command, page.settings, page.chat_template]
 
-        model_outputs = [about, breakdown, command, settings, chat_template]
+        model_outputs = [about, breakdown, signatures, command, settings, chat_template]
         for name, table in zip([*shown_boards, None], tables, strict=True):
             table.select(opener(name), [raw, task, table], [pick, tabs])
         pick.change(show_model, [pick, raw], model_outputs)

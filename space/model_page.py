@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from neurips26.leaderboard import diagnosis
 
 from neurips26.results import ResultsError, Run, parse_run
 from neurips26.stats import wilson
@@ -172,10 +173,39 @@ def submission_choices(entries: Iterable[Any]) -> list[tuple[str, int]]:
              + (" · unranked" if e.status == "UNRANKED" else ""), e.id) for e in shown]
 
 
+SIGNATURE_SCHEMA = {"Signature": pl.String, "Task": pl.String, "Intervention": pl.String, "Documents": pl.String,
+                    "Share (95% CI)": pl.String, "Detail": pl.String, "Example": pl.String}
+
+
+def signature_table(store: Any, submission_id: int | None) -> pl.DataFrame:
+    """The failure signatures that fire for a submission (computed once from its kept samples and stored), with an
+    example document each; one row saying why when they cannot be read."""
+    if submission_id is None:
+        return pl.DataFrame(schema=SIGNATURE_SCHEMA)
+    try:
+        rows = diagnosis.signatures(store, int(submission_id))
+    except (OSError, ValueError, KeyError, RecursionError, ResultsError) as exc:
+        return pl.DataFrame([{"Signature": "(not available)", "Detail": f"{type(exc).__name__}: {exc}"}],
+                            schema=SIGNATURE_SCHEMA)
+    out = []
+    for row in rows:
+        if not row["fires"]:
+            continue
+        example = (row.get("examples") or [{}])[0]
+        out.append({"Signature": row["signature"], "Task": row["task"], "Intervention": row["intervention"],
+                    "Documents": f"{row['count']} of {row['n']}",
+                    "Share (95% CI)": f"{sig3(row['rate'])} {interval(row['low'], row['high'])}",
+                    "Detail": row.get("detail") or "",
+                    "Example": f"doc {example['doc_id']}: answered {example.get('answer', '')!r}, gold "
+                               f"{example.get('target', '')!r}" if example else ""})
+    return pl.DataFrame(out or [{"Signature": "(none fires)"}], schema=SIGNATURE_SCHEMA)
+
+
 @dataclass
 class ModelPage:
     about: pl.DataFrame
     breakdown: pl.DataFrame
+    signatures: pl.DataFrame
     command: str
     settings: pl.DataFrame
     chat_template: str
@@ -189,7 +219,7 @@ def model_page(store: Any, submission_id: int | None, boards: dict[str, pl.DataF
         entry = None
     if entry is None:
         empty = pl.DataFrame(schema={"field": pl.String, "value": pl.String})
-        return ModelPage(empty, entry_scores(store, None), "", run_settings({}), "")
+        return ModelPage(empty, entry_scores(store, None), signature_table(store, None), "", run_settings({}), "")
     about = pl.DataFrame({
         "field": ["model", "revision", "precision", "parameters", "model type", "license", "submitter",
                   "submitted at", "status", "why not ranked", "submission", "results sha256"],
@@ -208,7 +238,8 @@ def model_page(store: Any, submission_id: int | None, boards: dict[str, pl.DataF
     pairs = zip(breakdown["Task"], breakdown["Metric"], strict=True)
     breakdown = breakdown.with_columns(pl.Series("Rank (range)", [ranks.get(p, "") for p in pairs], dtype=pl.String))
     run = _run(stored_results(store, entry))
-    return ModelPage(about, breakdown, reproduce_command(run or {}, entry.model_id, entry.revision),
+    return ModelPage(about, breakdown, signature_table(store, entry.id),
+                     reproduce_command(run or {}, entry.model_id, entry.revision),
                      run_settings(run or {}), chat_template_text(run))
 
 

@@ -108,6 +108,8 @@ def test_signatures_that_do_not_apply_say_so() -> None:
     assert finding(free_text, "position_bias") is None and finding(free_text, "label_bias") is None
     assert finding(free_text, "fewshot_copy") is None  # zero-shot
     assert finding(choice_run([0, 1], [0, 1]), "empty") is None
+    lettered = choice_run([0] * 20, [i % 4 for i in range(20)], ["A", "B", "C", "D"])
+    assert finding(lettered, "label_bias") is None and finding(lettered, "position_bias").fires
 
 
 def test_language_guess() -> None:

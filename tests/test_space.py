@@ -22,6 +22,7 @@ import pytest
 import typer
 import yaml
 from neurips26.corpora.locus.build import build as build_locus
+from neurips26.leaderboard import diagnosis
 from neurips26.leaderboard.catalog import shipped_tasks
 from neurips26.leaderboard.store import Store
 from neurips26.space import app, boards, dataset_sql, model_page, submitting
@@ -322,6 +323,12 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert page.breakdown.filter(pl.col("Metric") == "rougeL")["95% CI"].to_list()[0].startswith("[")  # bootstrap
     assert f"pretrained={MODEL}" in page.command
     assert page.chat_template == "{# no chat template: the prompts were given to the model as plain text #}"
+    # the failure signatures that fire, from the kept samples, with intervals and an example each
+    assert page.signatures.columns == list(model_page.SIGNATURE_SCHEMA) and page.signatures.height >= 1
+    stored = [r for r in diagnosis.signatures(store, 1) if r["fires"]]
+    assert page.signatures["Signature"].to_list() == ([r["signature"] for r in stored] or ["(none fires)"])
+    if stored:
+        assert page.signatures["Share (95% CI)"][0].endswith("]") and page.signatures["Example"][0].startswith("doc ")
     unranked_page = model_page.model_page(store, 3, loaded)
     about = dict(zip(unranked_page.about["field"], unranked_page.about["value"], strict=True))
     assert about["status"] == "UNRANKED" and "locus_domain: run with --limit 2" in about["why not ranked"]

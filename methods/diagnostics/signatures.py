@@ -34,6 +34,7 @@ INTERVENTIONS = ("prompt/format", "decoding", "data", "perception", "reasoning")
 FAMILIES = ("output form", "decision bias", "evidence use")
 MARGIN = 0.2  # a bias fires when the Wilson lower bound of the chosen share exceeds the gold share by this much
 MAX_LABELS = 12  # a generation task whose gold answers take at most this many values has a label set
+LETTER = re.compile(r"\(?[A-Z]\)?")  # an option that is only a letter: A, (B)
 
 
 def _check(name: str, info: dict) -> None:
@@ -62,7 +63,7 @@ class Finding:
     def interval(self) -> tuple[float, float]:
         """Wilson 95% interval of :attr:`rate`."""
         low, high = wilson(self.rate, self.n)
-        return float(low), float(high)
+        return max(0.0, round(float(low), 12)), min(1.0, round(float(high), 12))
 
 
 SIGNATURES: Registry[Callable[[TaskView], Finding | None]] = Registry("failure signature", check=_check)
@@ -207,6 +208,8 @@ def label_bias(view: TaskView) -> Finding | None:
     """One answer label (e.g. "yes") is predicted far above its share of gold answers: the option text of a
     multiple-choice task, the label named by a generation when the gold answers form a label set."""
     if view.output_type == "multiple_choice":
+        if all(d.choices and all(LETTER.fullmatch(c.strip()) for c in d.choices) for d in view.docs):
+            return None  # lettered options: the label is the position (position_bias says it)
         keys = [(d.doc_id, normalise(d.choices[d.chosen]), normalise(d.target)) for d in view.docs
                 if d.chosen is not None and d.choices and d.target is not None]
     else:
