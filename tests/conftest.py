@@ -48,3 +48,14 @@ def small_video_releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tar_build.build(raw=root / "tar-raw", out=root / "data" / "tar")
     clovr_build.build(raw=root / "clovr-raw", out=root / "data" / "clovr")
     return root / "data"
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny models gain nothing from intra-op threads; on a shared machine they only wait for each other."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

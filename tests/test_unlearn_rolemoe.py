@@ -27,13 +27,7 @@ TOPICS = ["the sky is wide", "the engine hums", "dinner is late", "the map is to
           "the tea is cold"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Tiny models gain nothing from intra-op threads; on a shared machine they only wait for each other."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def role_examples(role: str) -> list[data.Example]:

@@ -65,3 +65,21 @@ def pairwise(fn: Callable[..., Selection]) -> Callable[..., Selection]:
         return Selection(rows[out.indices], out.scores)
 
     return run
+
+
+def temporal_nms(pool: Pool, score: np.ndarray, budget: int, radius: float | None = None) -> Selection:
+    """Greedy temporal non-maximum suppression: the best-scored frame, then the best at least ``radius`` seconds
+    (default: half the even spacing) from every frame chosen; when the suppression leaves too few, the best of the
+    rest."""
+    timeline = pool.timeline
+    radius = pool.duration / budget / 2 if radius is None else radius
+    alive = np.ones(pool.n, bool)
+    chosen: list[int] = []
+    while len(chosen) < budget and alive.any():
+        j = int(np.flatnonzero(alive)[np.argmax(score[alive])])
+        chosen.append(j)
+        alive &= np.abs(timeline - timeline[j]) >= radius
+    if len(chosen) < budget:
+        rest = np.setdiff1d(np.arange(pool.n), chosen)
+        chosen += rest[top(score[rest], budget - len(chosen))].tolist()
+    return Selection.of(chosen, score[chosen])

@@ -21,7 +21,7 @@ from neurips26 import settings
 from ..bgrpo.policy import frame_features, softmax
 from ..bgrpo.train import load
 from ..core import SELECTORS, Pool, Selection
-from ._common import top
+from ._common import temporal_nms
 
 
 @lru_cache(maxsize=8)
@@ -56,15 +56,4 @@ def bgrpo(pool: Pool, budget: int, rng: np.random.Generator, model: str | Path |
         p = softmax(prior_scores(pool) / 0.05)
     else:
         p, _ = weights.predictive(pool)
-    timeline = pool.timeline
-    radius = pool.duration / budget / 2 if radius is None else radius
-    alive = np.ones(pool.n, bool)
-    chosen: list[int] = []
-    while len(chosen) < budget and alive.any():
-        j = int(np.flatnonzero(alive)[np.argmax(p[alive])])
-        chosen.append(j)
-        alive &= np.abs(timeline - timeline[j]) >= radius
-    if len(chosen) < budget:
-        rest = np.setdiff1d(np.arange(pool.n), chosen)
-        chosen += rest[top(p[rest], budget - len(chosen))].tolist()
-    return Selection.of(chosen, p[chosen])
+    return temporal_nms(pool, p, budget, radius)

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
 from ..core import SELECTORS, Pool, Selection
-from ._common import relevance, segments, top
+from ._common import relevance, segments, temporal_nms, top
 
 QUERY = ("features", "query_features")
 
@@ -57,15 +57,4 @@ def nms_topk(pool: Pool, budget: int, rng: np.random.Generator, sigma: float = 1
              radius: float | None = None) -> Selection:
     """Smoothed relevance, greedy temporal non-maximum suppression within ``radius`` seconds."""
     score = smoothed(pool, relevance(pool), sigma)
-    timeline = pool.timeline
-    radius = pool.duration / budget / 2 if radius is None else radius
-    alive = np.ones(pool.n, bool)
-    chosen: list[int] = []
-    while len(chosen) < budget and alive.any():
-        j = int(np.flatnonzero(alive)[np.argmax(score[alive])])
-        chosen.append(j)
-        alive &= np.abs(timeline - timeline[j]) >= radius
-    if len(chosen) < budget:
-        rest = np.setdiff1d(np.arange(pool.n), chosen)
-        chosen += rest[top(score[rest], budget - len(chosen))].tolist()
-    return Selection.of(chosen, score[chosen])
+    return temporal_nms(pool, score, budget, radius)
