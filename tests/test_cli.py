@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from neurips26.corpora import RESOURCES
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "neurips26.cli"]
@@ -82,7 +83,7 @@ def test_push_dry_run_lists_the_folder(built: Path) -> None:
     (["build", "locus", "--raw", "/nonexistent/raw"], "raw folder not found"),
     (["build", "locus", "--workers", "0"], "Invalid value for '--workers'"),
     (["build", "rolebench_unlearn", "--population", "x.csv"], "--population applies to locus, not rolebench_unlearn"),
-    (["search", "nosuch", "x"], "unknown resource 'nosuch'; resources: clovr, frameselect, locus"),
+    (["search", "nosuch", "x"], "unknown resource 'nosuch'; resources: " + ", ".join(RESOURCES.names())),
     (["search", "tar", "x"], "no built tar folder under"),
     (["search", "locus", "x", "--state", "XX"], "--state 'XX': not a USPS state code"),
     (["search", "locus", "x", "--state", "TX"], "states present: GA, UT, WI"),
