@@ -280,7 +280,7 @@ class Store:
             answers.append(Entry(
                 entry_id, REJECTED if sub.problems else PENDING, problems_text(sub.problems),
                 submitted_at=now.replace(tzinfo=UTC), results_sha256=sub.results_sha256,
-                samples_sha256=tuple(s for _, s, _ in sub.samples),
+                samples_sha256=tuple(s for _, s, _ in sub.samples), samples_names=tuple(n for n, _, _ in sub.samples),
                 config_hash=results.config_hash if results else None,
                 lm_eval_version=results.lm_eval_version if results else None, **sub.fields))
         found = {a.id: a for a in answers if isinstance(a, Entry)}  # originals stored by this batch
