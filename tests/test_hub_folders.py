@@ -26,9 +26,11 @@ SCHEMA = pa.schema([hubfolder.column("text", pa.string(), "Some text")])
 
 
 @pytest.fixture(scope="module")
-def resources(small_video_releases: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def resources(small_video_releases: Path, shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+              ) -> dict[str, Path]:
     """Every registered resource built small: LOCUS and RoleBench-Unlearn from their samples, TAR and CLoVR
-    generated, FrameSelect with one selector over those."""
+    generated, FrameSelect with one selector over those; FiC, geometry and PushT from the real shared data (two
+    PushT episodes, one mesh)."""
     root = tmp_path_factory.mktemp("resources")
     out = {"tar": small_video_releases / "tar", "clovr": small_video_releases / "clovr"}
     for name in ("locus", "rolebench_unlearn"):
@@ -37,6 +39,10 @@ def resources(small_video_releases: Path, tmp_path_factory: pytest.TempPathFacto
     RESOURCES.get("frameselect")(raw=small_video_releases, out=root / "frameselect", selectors=["uniform"],
                                  budgets=[2], limit=2)
     out["frameselect"] = root / "frameselect"
+    RESOURCES.get("fic")(raw=shared_data / "lost-in-conversation", out=root / "fic")
+    RESOURCES.get("geometry")(raw=shared_data, out=root / "geometry", shapes=2, subjects=4, mesh_limit=1)
+    RESOURCES.get("pusht")(raw=shared_data / "pusht", out=root / "pusht", episodes=2)
+    out |= {name: root / name for name in ("fic", "geometry", "pusht")}
     assert sorted(out) == sorted(RESOURCES.names()), "a new resource: build it here too"
     return out
 
@@ -87,13 +93,13 @@ def test_videos_are_datasets_video_columns_that_decode(small_video_releases: Pat
 
 def build_tiny(folder: Path, rows: int, shard_bytes: int) -> None:
     """A one-config folder written by the real writer; a small ``shard_bytes`` cuts one shard per row group."""
-    hubfolder.reset_folder(folder)
-    spec = hubfolder.ConfigSpec("texts", SCHEMA, "Texts", default=True)
-    writer = hubfolder.SplitWriter(folder, "texts", SCHEMA, shard_bytes=shard_bytes, row_group_rows=2)
-    writer.write_all({"text": f"row {i}"} for i in range(rows))
-    spec.shards["train"] = writer.close()
-    hubfolder.write_manifest(folder, [spec], {"name": "tiny", "version": "1"}, {})
-    hubfolder.write_card(folder, [spec], META, "A tiny card.")
+    with hubfolder.building(folder) as stage:
+        spec = hubfolder.ConfigSpec("texts", SCHEMA, "Texts", default=True)
+        writer = hubfolder.SplitWriter(stage, "texts", SCHEMA, shard_bytes=shard_bytes, row_group_rows=2)
+        writer.write_all({"text": f"row {i}"} for i in range(rows))
+        spec.shards["train"] = writer.close()
+        hubfolder.write_manifest(stage, [spec], {"name": "tiny", "version": "1"}, {})
+        hubfolder.write_card(stage, [spec], META, "A tiny card.")
 
 
 def test_push_dry_run_after_a_rebuild_with_fewer_shards_lists_the_stale_ones(tmp_path: Path) -> None:
