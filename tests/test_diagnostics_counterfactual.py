@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +16,16 @@ from neurips26.results import read_run
 
 
 @pytest.fixture(scope="module")
-def constant_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """LOCUS built from its embedded sample, and a real lm-eval run of the constant answerer on two tasks."""
+def constant_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """LOCUS built from its embedded sample, and a real lm-eval run of the constant answerer on two tasks; the
+    data root the runs set ($NEURIPS26_DATA) stays inside this module."""
     root = tmp_path_factory.mktemp("counterfactual")
     RESOURCES.get("locus")(out=root / "data" / "locus")
-    evaluate(["locus_domain", "locus_catchline"], model="constant", model_args="strategy=first", limit=6,
-             output=root / "results", data=root / "data")
-    return root / "data", root / "results"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("NEURIPS26_DATA", str(root / "data"))
+        evaluate(["locus_domain", "locus_catchline"], model="constant", model_args="strategy=first", limit=6,
+                 output=root / "results", data=root / "data")
+        yield root / "data", root / "results"
 
 
 def test_the_counterfactual_changes_only_the_evidence(constant_run: tuple[Path, Path],
