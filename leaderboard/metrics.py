@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from neurips26.corpora.pusht.records import SUCCESS_COVERAGE
 from neurips26.methods.actions.smoothness import first_difference_energy, high_frequency_energy, mean_squared_jerk
 from neurips26.methods.fic import pau as fic_pau
 from neurips26.methods.fic.simulator import SETTINGS as FIC_SETTINGS
@@ -34,6 +33,7 @@ from neurips26.results import Sample
 from neurips26.stats import macro_f1_of_pairs
 
 INF = math.inf
+SUCCESS_COVERAGE = 0.95  # PushT success, as corpora/pusht/records.py (the board never imports a builder)
 
 METRICS: Registry[Any] = Registry("metric")
 

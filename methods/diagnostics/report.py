@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from neurips26.results import Run, read_run
+from neurips26.results import Run
 from neurips26.stats import wilson
 
 from .signatures import SIGNATURES
@@ -23,20 +23,6 @@ from .views import task_view
 
 EXAMPLES = 3  # example documents kept per row
 FILE_PREFIX = "signatures_"
-
-
-def token_counter(run: Run) -> Callable[[str], int] | None:
-    """Token counts with the run's own tokenizer when its files are on this machine, else None."""
-    source = run.model_args.get("pretrained") or run.model_args.get("tokenizer")
-    if not source:
-        return None
-    try:
-        from transformers import AutoTokenizer  # lazy: heavy, and only for generation tasks
-
-        tokenizer = AutoTokenizer.from_pretrained(str(source), local_files_only=True)
-    except Exception:  # noqa: BLE001 - any failure means: estimate instead
-        return None
-    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def _example(doc: Any) -> dict[str, Any]:
@@ -66,12 +52,6 @@ def diagnose(run: Run, count_tokens: Callable[[str], int] | None = None) -> list
                          "fires": finding.fires, "detail": finding.detail,
                          "examples": [_example(by_id[i]) for i in finding.doc_ids[:EXAMPLES]]})
     return rows
-
-
-def diagnose_folder(folder: Path) -> tuple[Run, list[dict[str, Any]]]:
-    """Read the newest run under ``folder`` (results and samples files) and diagnose it."""
-    run = read_run(folder)
-    return run, diagnose(run, token_counter(run))
 
 
 def write(rows: Sequence[dict[str, Any]], folder: Path, run: Run) -> Path:
