@@ -54,7 +54,7 @@ def results_object(task: str, rows: Sequence[Mapping[str, Any]], *, metrics: Seq
                    scores: Mapping[str, tuple[float, float | None]] | None = None,
                    settings: Mapping[str, Any] | None = None, extra: Mapping[str, Any] | None = None,
                    model: str = "neurips26", task_config: Mapping[str, Any] | None = None,
-                   sections: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                   sections: Mapping[str, Any] | None = None, chat_template: str | None = None) -> dict[str, Any]:
     """The results object of one run of the registered evaluator ``task`` (see the module docstring)."""
     protocol = PROTOCOLS.get(task)
     info = PROTOCOLS.info(task)
@@ -85,7 +85,8 @@ def results_object(task: str, rows: Sequence[Mapping[str, Any]], *, metrics: Seq
                    "gen_kwargs": None, "random_seed": 0, "writer": f"neurips26 {package_version('neurips26')}",
                    **dict(extra or {})},
         "model_name": model_name,
-        "chat_template": None,
+        "chat_template": chat_template,
+        "chat_template_sha": None if chat_template is None else hashlib.sha256(chat_template.encode()).hexdigest(),
         "lm_eval_version": FORMAT_VERSION,
         "date": datetime.now().timestamp(),
         **dict(sections or {}),
@@ -112,7 +113,7 @@ def write_run(folder: Path, task: str, rows: Sequence[Mapping[str, Any]], *, met
               scores: Mapping[str, tuple[float, float | None]] | None = None,
               settings: Mapping[str, Any] | None = None, extra: Mapping[str, Any] | None = None,
               model: str = "neurips26", task_config: Mapping[str, Any] | None = None,
-              sections: Mapping[str, Any] | None = None) -> Path:
+              sections: Mapping[str, Any] | None = None, chat_template: str | None = None) -> Path:
     """Write one run's results and samples files into ``folder``; the results file's path.
 
     ``rows``: one mapping per document with ``doc_id``, ``doc``, ``target``, ``response`` and a value per metric.
@@ -120,7 +121,8 @@ def write_run(folder: Path, task: str, rows: Sequence[Mapping[str, Any]], *, met
     ``data``: the provenance of the data (``resource``, ``config``, ``manifest_sha256``, ``demo``).
     ``settings``: the run's task settings, compared with the protocol's ``task_metadata`` by the leaderboard.
     ``extra`` goes into the results' ``config``, ``task_config`` into ``configs[task]`` (e.g. ``generation_kwargs``),
-    ``sections`` are top-level keys of the method's own (e.g. ReDiff's ``rediff``).
+    ``sections`` are top-level keys of the method's own (e.g. ReDiff's ``rediff``); ``chat_template`` is the
+    template the model's prompts went through (None: plain text), compared with the protocol's.
     """
     if not rows:
         raise ValueError(f"{task}: a run needs at least one document")
@@ -129,7 +131,7 @@ def write_run(folder: Path, task: str, rows: Sequence[Mapping[str, Any]], *, met
     results = folder / f"results_{stamp}.json"
     obj = results_object(task, rows, metrics=metrics, model_name=model_name, model_args=model_args, data=data,
                          version=version, scores=scores, settings=settings, extra=extra, model=model,
-                         task_config=task_config, sections=sections)
+                         task_config=task_config, sections=sections, chat_template=chat_template)
     with (folder / f"samples_{task}_{stamp}.jsonl").open("w", encoding="utf-8") as out:
         for row in samples_rows(rows, metrics):
             out.write(json.dumps(row, default=_plain) + "\n")

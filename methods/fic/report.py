@@ -9,7 +9,6 @@ degradation).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -61,8 +60,7 @@ def write_run(folder: Path, task_type: str, rows: Sequence[Mapping[str, Any]],
         model_name=model_name, model_args=model_args, data=data, version=TASK_VERSION, model="fic",
         settings=settings, task_config={"generation_kwargs": {"max_gen_toks": settings["max_gen_toks"],
                                                               "temperature": settings["temperature"]}},
-        sections={"fic": summary(scores), "chat_template": chat_template,
-                  "chat_template_sha": hashlib.sha256(chat_template.encode()).hexdigest()})
+        chat_template=chat_template, sections={"fic": summary(scores)})
 
 
 def write_transcripts(path: Path, records: Sequence[Mapping[str, Any]]) -> Path:
