@@ -55,9 +55,12 @@ _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Se
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
 _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
-_LIST_MARKER = re.compile(r"•|(?:•\s*)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)")
-_PAGE_NUMBER = re.compile(r"(?:page )?(\d{1,5}) ?(?:/|of) ?(\d{1,5})", re.IGNORECASE)
-_DATE_STAMP = re.compile(r"\d{1,2}/\d{1,2}/\d{2,4} \S")
+_LOWER = re.compile("[a-z]")
+_PARENS = re.compile("[()]")
+_PAGE_LINE = re.compile(r"\n(?:page )?(\d{1,5}) ?(?:/|of) ?(\d{1,5})$", re.IGNORECASE | re.MULTILINE)
+_DATE_LINE = re.compile(r"\n(\d{1,2}/\d{1,2}/\d{2,4} \S.*)$", re.MULTILINE)  # a dated print header
+_MARKER_LINE = re.compile(  # a list marker alone on a (normalised) line
+    r"\n(?:•|(?:• ?)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.))$", re.MULTILINE)
 
 _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
     r"(?:Ords?\.|Ordinance|Code\b|Res\.|Resolution|Amd\.|Amend|Min\.|Minutes|Mo\.|Acts?\b"
@@ -65,6 +68,15 @@ _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a
 _CROSS_REF = r"(?:Cross|State (?:[Ll]aw|[Cc]onstitution)|Charter) references?\s*—"
 _CROSS_REF_START = re.compile(_CROSS_REF)
 _CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
+_NOTE_LINE = re.compile(rf"\n(?:\(|{_CROSS_REF})")  # where a history note or cross-reference may start
+
+# Where a line may be more than text, found over the whole (normalised) text at once; each is then checked
+# with the full patterns above. A section line of the raw text keeps its inner spacing (see ``text_lines``).
+_SECTION_START = re.compile(r"\n\[?(?:Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d)", re.MULTILINE)
+_SPECIAL = re.compile(
+    rf"\n(?=\[?(?:Secs?\.|Section|SECTION) |\d+[A-Z]?\.\d+[A-Z]?\.\d"  # a section line
+    rf"|\[?(?:{_KIND})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s"  # a heading (as _HEADING_START)
+    r"|(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b)", re.MULTILINE)  # back matter (as BACK_MATTER)
 
 # Heading/text boundary in a one-line section: a period (or colon) followed by
 # the end, an indent, a list marker or a history note ("strong"), or a period
@@ -131,10 +143,10 @@ def _closing_group(line: str) -> int | None:
     if not line.endswith(")"):
         return None
     depth = 0
-    for i in range(len(line) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(line[i], 0)
+    for m in reversed(list(_PARENS.finditer(line))):
+        depth += 1 if m.group() == ")" else -1
         if depth == 0:
-            return i
+            return m.start()
     return None
 
 
@@ -144,26 +156,51 @@ def _citation(group: str) -> str | None:
     return inner if _HISTORY_START.match(inner) and re.search(r"\d", inner) else None
 
 
-def _boilerplate(lines: list[str]) -> set[str]:
-    """Page headers and page numbers: ``n/N`` lines, the lines next to them, dated print headers."""
-    totals = Counter(m[2] for line in lines if (m := _PAGE_NUMBER.fullmatch(line)) and int(m[1]) <= int(m[2]))
+def _numbered(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line index, match) for each line of ``text`` that ``pattern`` matches at its start, in order.
+
+    The patterns begin with ``\\n`` and are searched in ``"\\n" + text``: a literal first character lets the
+    regular-expression engine skip to the next line break, where a MULTILINE ``^`` would try every position."""
+    text = "\n" + text
+    line, pos = 0, 0
+    for m in pattern.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        yield line, m
+
+
+def _boilerplate(text: str, lines: list[str]) -> set[str]:
+    """Page headers and page numbers: ``n/N`` lines, the lines next to them, dated print headers (``text`` is
+    normalised, ``lines`` its lines)."""
+    numbers = list(_numbered(_PAGE_LINE, text))
+    totals = Counter(m[2] for _, m in numbers if int(m[1]) <= int(m[2]))
     pages = {total for total, n in totals.items() if n >= max(2, int(total) // 2)}
-    at = [i for i, line in enumerate(lines) if (m := _PAGE_NUMBER.fullmatch(line)) and m[2] in pages]
+    at = [i for i, m in numbers if m[2] in pages]
     drop = {lines[i] for i in at}
     near = Counter(lines[j] for i in at for j in (i - 1, i + 1) if 0 <= j < len(lines))
     drop |= {line for line, n in near.items() if n >= max(2, len(at) // 2)}
-    drop |= {line for line, n in Counter(lines).items() if n >= 3 and _DATE_STAMP.match(line)}
+    drop |= {line for line, n in Counter(m[1] for _, m in _numbered(_DATE_LINE, text)).items() if n >= 3}
     drop.discard("")
     return drop
 
 
 def text_lines(text: str) -> list[str]:
-    """The lines of ``text`` (any line break, CR included), stripped, without page boilerplate or
-    stray list markers. Inner spacing is kept: it tells a heading from text that ran into it."""
-    lines = [line.strip() for line in text.splitlines()]
-    drop = _boilerplate([normalize(line) for line in lines])
-    return [line for line in lines
-            if line and (n := normalize(line)) and n not in drop and not _LIST_MARKER.fullmatch(n)]
+    """The non-empty lines of ``text`` (any line break, CR included), normalised, without page boilerplate or
+    stray list markers. A section line keeps its inner spacing: it tells a heading from text that ran into it.
+
+    Each line is normalised once; the lines that may be boilerplate, list markers or section lines are found by
+    regular expressions over the joined text, not line by line."""
+    raw = text.splitlines()
+    lines = [" ".join(line.split()) if line.isprintable() else normalize(line) for line in raw]
+    flat = "\n".join(lines)
+    if drop := _boilerplate(flat, lines):
+        lines = ["" if line in drop else line for line in lines]
+    for i, _ in _numbered(_MARKER_LINE, flat):
+        lines[i] = ""
+    for i, _ in _numbered(_SECTION_START, flat):
+        if lines[i]:
+            lines[i] = _INVISIBLE.sub("", raw[i]).strip()
+    return [line for line in lines if line]
 
 
 @dataclass
@@ -194,19 +231,33 @@ class Assembler:
         self._untitled = bool(_BARE_HEADING.fullmatch(entry))
 
     def feed(self, lines: list[str]) -> None:
-        for line in lines:
-            m = SECTION_LINE.fullmatch(line)
-            if m:
+        """Take lines as :func:`text_lines` gives them; only those :data:`_SPECIAL` finds are looked at one by
+        one, the runs of text between them go to the open section whole."""
+        joined = "\n".join(lines)
+        start = 0
+        for i, _ in _numbered(_SPECIAL, joined):
+            self._text(lines[start:i])
+            start = i + 1
+            line = lines[i]
+            if m := SECTION_LINE.fullmatch(line):
                 self._start(m)
             elif heading_level(line):
                 self.heading(line)
             elif BACK_MATTER.match(line):
                 self._close()
-            elif self._open is not None:
-                self._open.lines.append(line)
-            elif self._untitled and not re.search("[a-z]", line):
+            else:
+                self._text([normalize(line)])
+        self._text(lines[start:])
+
+    def _text(self, lines: list[str]) -> None:
+        """Lines of text: the open section's, or (before any section) the title of an untitled heading."""
+        if self._open is not None:
+            self._open.lines.extend(lines)
+        elif self._untitled:
+            title = next((line for line in lines if not _LOWER.search(line)), None)
+            if title is not None:
                 level, entry = self.path[-1]
-                self.path[-1] = (level, f"{entry} {normalize(line)}")
+                self.path[-1] = (level, f"{entry} {title}")
                 self._untitled = False
 
     def finish(self) -> list[Section]:
@@ -224,8 +275,8 @@ class Assembler:
         number = normalize(m["number"] or m["decimal"])
         self._open = _Open(number, clean_heading(heading), [h for _, h in self.path],
                            reserved_range=m.group().lstrip("[").startswith("Secs.") or "—" in number)
-        if spill.strip():
-            self._open.lines.append(spill.strip())
+        if spill := normalize(spill):
+            self._open.lines.append(spill)
         self._untitled = False
 
     def _close(self) -> None:
@@ -249,15 +300,18 @@ def _split_run_in_notes(line: str) -> list[str]:
 
 def _section(s: _Open) -> Section:
     """History notes and cross-references taken out of the text; status from heading and text."""
-    lines = [normalize(line) for line in s.lines]
+    lines = s.lines  # normalised
     if lines:
         lines[-1:] = _split_run_in_notes(lines[-1])
-    text: list[str] = []
+    joined = "\n" + "\n".join(lines)
+    first_note = _NOTE_LINE.search(joined)  # the lines before the first possible note are all text
+    plain = joined.count("\n", 0, first_note.start()) if first_note else len(lines)
+    text: list[str] = lines[:plain]
     history: list[str] = []
     refs: list[str] = []
     in_ref = False  # a wrapped cross-reference goes on until a line ends with a period
-    for line in lines:
-        if _closing_group(line) == 0 and (citation := _citation(line)):
+    for line in lines[plain:]:
+        if line.startswith("(") and _closing_group(line) == 0 and (citation := _citation(line)):
             history.append(citation)
             in_ref = False
         elif _CROSS_REF_START.match(line):
