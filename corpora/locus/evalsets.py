@@ -94,22 +94,25 @@ def domain_choices(section_id: str, gold: str) -> tuple[list[str], int]:
 
 
 class _Pool:
-    """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count."""
+    """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count.
+
+    A row is built (``make(*args)``) only for the examples finally taken, not for every one that passes through
+    a heap on the way."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.heaps: dict[str | None, list[tuple[int, str, dict]]] = defaultdict(list)
+        self.heaps: dict[str | None, list[tuple[int, str, Callable[..., dict], tuple]]] = defaultdict(list)
         self.counts: Counter[str | None] = Counter()
 
     def offer(self, label: str | None, key: int, section_id: str, make: Callable[..., dict], *args: object) -> None:
-        """Count ``label``; keep the row (``make(*args)``, built only when kept) if its hash ``key`` is among the
+        """Count ``label``; keep the example (its row is ``make(*args)``) if its hash ``key`` is among the
         label's ``cap`` smallest."""
         self.counts[label] += 1
         heap, item = self.heaps[label], (-key, section_id)  # max-heap
         if len(heap) < self.cap:
-            heapq.heappush(heap, (*item, make(*args)))
+            heapq.heappush(heap, (*item, make, args))
         elif item > heap[0][:2]:
-            heapq.heapreplace(heap, (*item, make(*args)))
+            heapq.heapreplace(heap, (*item, make, args))
 
     def take(self) -> list[dict]:
         """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
@@ -122,8 +125,9 @@ class _Pool:
             spare = self.cap - sum(quota.values())
             for label in sorted(exact, key=lambda k: (-(exact[k] - quota[k]), str(k)))[:spare]:
                 quota[label] += 1
-        kept = [item for label, heap in self.heaps.items() for item in sorted(heap, reverse=True)[:quota[label]]]
-        return [row for _, _, row in sorted(kept, key=lambda t: (-t[0], t[1]))]
+        kept = [item for label, heap in self.heaps.items()
+                for item in sorted(heap, key=lambda t: t[:2], reverse=True)[:quota[label]]]
+        return [make(*args) for _, _, make, args in sorted(kept, key=lambda t: (-t[0], t[1]))]
 
 
 def _rows(shards: list[Path]) -> Iterator[dict]:
