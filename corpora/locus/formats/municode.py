@@ -57,11 +57,6 @@ BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b
 _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
 _LOWER = re.compile("[a-z]")
 _PARENS = re.compile("[()]")
-_PAGE_LINE = re.compile(r"\n(?:page )?(\d{1,5}) ?(?:/|of) ?(\d{1,5})$", re.IGNORECASE | re.MULTILINE)
-_DATE_LINE = re.compile(r"\n(\d{1,2}/\d{1,2}/\d{2,4} \S.*)$", re.MULTILINE)  # a dated print header
-_MARKER_LINE = re.compile(  # a list marker alone on a (normalised) line
-    r"\n(?:•|(?:• ?)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.))$", re.MULTILINE)
-
 _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
     r"(?:Ords?\.|Ordinance|Code\b|Res\.|Resolution|Amd\.|Amend|Min\.|Minutes|Mo\.|Acts?\b"
     r"|Ga\. ?L|\d{4} Ga\. L)")
@@ -70,13 +65,17 @@ _CROSS_REF_START = re.compile(_CROSS_REF)
 _CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
 _NOTE_LINE = re.compile(rf"\n(?:\(|{_CROSS_REF})")  # where a history note or cross-reference may start
 
-# Where a line may be more than text, found over the whole (normalised) text at once; each is then checked
-# with the full patterns above. A section line of the raw text keeps its inner spacing (see ``text_lines``).
-_SECTION_START = re.compile(r"\n\[?(?:Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d)", re.MULTILINE)
-_SPECIAL = re.compile(
-    rf"\n(?=\[?(?:Secs?\.|Section|SECTION) |\d+[A-Z]?\.\d+[A-Z]?\.\d"  # a section line
-    rf"|\[?(?:{_KIND})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s"  # a heading (as _HEADING_START)
-    r"|(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b)", re.MULTILINE)  # back matter (as BACK_MATTER)
+# What a line may be besides text, found in one scan over the whole normalised text (``_kinds``); section lines
+# and headings are then checked with the full patterns above. Every alternative starts with the line break
+# before the line, so the regular-expression engine skips from line break to line break.
+_LINE_KIND = re.compile(
+    r"\n(?:(?P<page>(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})$)"  # a page number: 7/192, Page 7 of 192
+    r"|(?P<date>\d{1,2}/\d{1,2}/\d{2,4} \S.*$)"  # a dated print header
+    r"|(?P<marker>(?:•|(?:• ?)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.))$)"  # a list marker
+    r"|(?P<section>\[?(?:Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d))"  # may be a section line
+    rf"|(?P<special>(?=\[?(?:{_KIND})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s"  # may be a heading
+    r"|(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b)))",  # back matter (BACK_MATTER)
+    re.MULTILINE)
 
 # Heading/text boundary in a one-line section: a period (or colon) followed by
 # the end, an indent, a list marker or a history note ("strong"), or a period
@@ -156,51 +155,57 @@ def _citation(group: str) -> str | None:
     return inner if _HISTORY_START.match(inner) and re.search(r"\d", inner) else None
 
 
-def _numbered(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
-    """(line index, match) for each line of ``text`` that ``pattern`` matches at its start, in order.
-
-    The patterns begin with ``\\n`` and are searched in ``"\\n" + text``: a literal first character lets the
-    regular-expression engine skip to the next line break, where a MULTILINE ``^`` would try every position."""
+def _kinds(text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line index, match) for each line of ``text`` that :data:`_LINE_KIND` matches, in order (searched in
+    ``"\\n" + text``, so that the first line has its line break too)."""
     text = "\n" + text
     line, pos = 0, 0
-    for m in pattern.finditer(text):
+    for m in _LINE_KIND.finditer(text):
         line += text.count("\n", pos, m.start())
         pos = m.start()
         yield line, m
 
 
-def _boilerplate(text: str, lines: list[str]) -> set[str]:
-    """Page headers and page numbers: ``n/N`` lines, the lines next to them, dated print headers (``text`` is
-    normalised, ``lines`` its lines)."""
-    numbers = list(_numbered(_PAGE_LINE, text))
-    totals = Counter(m[2] for _, m in numbers if int(m[1]) <= int(m[2]))
-    pages = {total for total, n in totals.items() if n >= max(2, int(total) // 2)}
-    at = [i for i, m in numbers if m[2] in pages]
+def _boilerplate(lines: list[str], pages: list[tuple[int, re.Match[str]]], dates: list[str]) -> set[str]:
+    """Page headers and page numbers: ``n/N`` lines, the lines next to them, dated print headers."""
+    totals = Counter(m["of"] for _, m in pages if int(m["n"]) <= int(m["of"]))
+    common = {total for total, n in totals.items() if n >= max(2, int(total) // 2)}
+    at = [i for i, m in pages if m["of"] in common]
     drop = {lines[i] for i in at}
     near = Counter(lines[j] for i in at for j in (i - 1, i + 1) if 0 <= j < len(lines))
     drop |= {line for line, n in near.items() if n >= max(2, len(at) // 2)}
-    drop |= {line for line, n in Counter(m[1] for _, m in _numbered(_DATE_LINE, text)).items() if n >= 3}
+    drop |= {line for line, n in Counter(dates).items() if n >= 3}
     drop.discard("")
     return drop
 
 
-def text_lines(text: str) -> list[str]:
-    """The non-empty lines of ``text`` (any line break, CR included), normalised, without page boilerplate or
-    stray list markers. A section line keeps its inner spacing: it tells a heading from text that ran into it.
+def classify_lines(text: str) -> tuple[list[str], list[int]]:
+    """The lines of ``text`` (any line break, CR included), normalised, with page boilerplate and stray list
+    markers blanked (``""``), and the indices of the lines that may be section lines, headings or back matter.
+    A section line keeps its inner spacing: it tells a heading from text that ran into it.
 
-    Each line is normalised once; the lines that may be boilerplate, list markers or section lines are found by
-    regular expressions over the joined text, not line by line."""
+    Each line is stripped and normalised once; everything else is one regular-expression scan of the text."""
     raw = text.splitlines()
-    lines = [" ".join(line.split()) if line.isprintable() else normalize(line) for line in raw]
-    flat = "\n".join(lines)
-    if drop := _boilerplate(flat, lines):
+    lines = [line if line.isprintable() and "  " not in line else normalize(line)
+             for line in (line.strip() for line in raw)]
+    pages, dates, markers, special = [], [], [], []
+    for i, m in _kinds("\n".join(lines)):
+        kind = m.lastgroup
+        if kind == "page":
+            pages.append((i, m))
+        elif kind == "date":
+            dates.append(m["date"])
+        elif kind == "marker":
+            markers.append(i)
+        else:
+            special.append(i)
+            if kind == "section":
+                lines[i] = _INVISIBLE.sub("", raw[i]).strip()
+    if drop := _boilerplate(lines, pages, dates):
         lines = ["" if line in drop else line for line in lines]
-    for i, _ in _numbered(_MARKER_LINE, flat):
+    for i in markers:
         lines[i] = ""
-    for i, _ in _numbered(_SECTION_START, flat):
-        if lines[i]:
-            lines[i] = _INVISIBLE.sub("", raw[i]).strip()
-    return [line for line in lines if line]
+    return lines, special
 
 
 @dataclass
@@ -230,15 +235,17 @@ class Assembler:
         self.path = [(lv, h) for lv, h in self.path if lv < level] + [(level, entry)]
         self._untitled = bool(_BARE_HEADING.fullmatch(entry))
 
-    def feed(self, lines: list[str]) -> None:
-        """Take lines as :func:`text_lines` gives them; only those :data:`_SPECIAL` finds are looked at one by
-        one, the runs of text between them go to the open section whole."""
-        joined = "\n".join(lines)
+    def feed_text(self, text: str) -> None:
+        """Take a text (any number of lines). Only the lines :func:`classify_lines` marks are looked at one by
+        one; the runs of text between them go to the open section whole."""
+        lines, special = classify_lines(text)
         start = 0
-        for i, _ in _numbered(_SPECIAL, joined):
+        for i in special:
+            line = lines[i]
+            if not line:  # boilerplate after all
+                continue
             self._text(lines[start:i])
             start = i + 1
-            line = lines[i]
             if m := SECTION_LINE.fullmatch(line):
                 self._start(m)
             elif heading_level(line):
@@ -250,7 +257,9 @@ class Assembler:
         self._text(lines[start:])
 
     def _text(self, lines: list[str]) -> None:
-        """Lines of text: the open section's, or (before any section) the title of an untitled heading."""
+        """Lines of text (blank ones skipped): the open section's, or (before any section) the title of an
+        untitled heading."""
+        lines = [line for line in lines if line]
         if self._open is not None:
             self._open.lines.extend(lines)
         elif self._untitled:
@@ -344,7 +353,7 @@ def _status(heading: str, text: str, reserved_range: bool) -> str:
 def sections_from_text(text: str) -> list[Section]:
     """All sections of a Municode full-text export, in order; FormatError when there is no section line."""
     assembler = Assembler()
-    assembler.feed(text_lines(text))
+    assembler.feed_text(text)
     return assembler.finish()
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from lxml import etree
 
 from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
-from .municode import Assembler, text_lines
+from .municode import Assembler
 
 TEI = "http://www.tei-c.org/ns/1.0"
 FRONT_MATTER = {"cover-info", "preface", "front", "toc", "index"}
@@ -68,7 +68,7 @@ def _walk(div: etree._Element, assembler: Assembler) -> None:
             if child.get("type") not in FRONT_MATTER:
                 _walk(child, assembler)
         else:  # <p>, <ab>, <list>, ...: text that holds Sec. lines
-            assembler.feed(text_lines(child.xpath("string()")))
+            assembler.feed_text(child.xpath("string()"))
 
 
 @FORMATS.register("tei-xml", sniff=sniff, extensions=(".xml",))
