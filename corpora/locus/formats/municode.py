@@ -187,7 +187,7 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     Each line is stripped and normalised once; everything else is one regular-expression scan of the text."""
     raw = text.splitlines()
     lines = [line if line.isprintable() and "  " not in line else normalize(line)
-             for line in (line.strip() for line in raw)]
+             for line in map(str.strip, raw)]
     pages, dates, markers, special = [], [], [], []
     for i, m in _kinds("\n".join(lines)):
         kind = m.lastgroup
@@ -297,7 +297,7 @@ class Assembler:
 def _split_run_in_notes(line: str) -> list[str]:
     """A section's last line with the history note and cross-references that ran into it split off."""
     refs: list[str] = []
-    if m := _CROSS_REF_INLINE.search(line):
+    if "reference" in line and (m := _CROSS_REF_INLINE.search(line)):  # a substring test first: lines are long
         line, notes = line[: m.start()].rstrip(), line[m.start():]
         starts = [r.start() for r in _CROSS_REF_START.finditer(notes)] + [len(notes)]
         refs = [notes[a:b].strip() for a, b in itertools.pairwise(starts)]
