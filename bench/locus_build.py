@@ -53,7 +53,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_LOCUS = ROOT.parent / "shared" / "data" / "locus"
 MARKER = ".locus-bench"  # marks a work dir this script made, so it may be reused or removed
 GB, MB, MIB = 10**9, 10**6, 2**20
-SECTION_START = re.compile(r"^[ \t]*(?:\[?Secs?\. |Section |SECTION |\d+\.\d+\.\d+ - )", re.MULTILINE)
+# Anchored on the line break (searched in "\n" + text): the engine skips from line break to line break.
+SECTION_START = re.compile(r"\n[ \t]*(?:\[?Secs?\. |Section |SECTION |\d+\.\d+\.\d+ - )")
+MUNICODE = ("adairsville", "baldwin-county", "edison", "fairmount", "arcade", "athens-clarke")  # .txt exports
 
 # Runs one build in a fresh interpreter: progress lines, then one result line with the build report,
 # wall time, and CPU time and peak RSS from getrusage (ru_maxrss is in KiB on Linux).
@@ -71,6 +73,7 @@ own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(reso
 print("result", json.dumps({
     "wall_s": wall, "report": asdict(report), "reconciles": report.reconciles,
     "cpu_s": own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime,
+    "worker_cpu_s": workers.ru_utime + workers.ru_stime,
     "rss_self": own.ru_maxrss * 1024, "rss_children": workers.ru_maxrss * 1024,
 }), flush=True)
 """
@@ -101,6 +104,7 @@ class BuildRun:
     report: dict[str, Any]
     reconciles: bool
     cpu_s: float  # user + system, build process and its (local) workers; Ray workers are not its children
+    worker_cpu_s: float  # user + system of the local worker processes alone (0 with 1 worker: it parses in-process)
     rss_self: int  # bytes, getrusage(RUSAGE_SELF) in the build process
     rss_children: int  # bytes, getrusage(RUSAGE_CHILDREN): the largest local worker
     rss_tree: int  # bytes, psutil: peak of the summed RSS of the process tree (Ray's too), sampled
@@ -115,6 +119,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--target-gb", type=float, default=0.3, help="input text to build, in GB (10^9 bytes)")
+    p.add_argument("--corpus", choices=("sample", "municode"), default="sample",
+                   help="sample: the eight real jurisdictions, every format; municode: only the six Georgia "
+                        "Municode text exports (the per-worker target is set on these)")
     p.add_argument("--workers", default="1,2", help="comma-separated worker counts, one local build each")
     p.add_argument("--ray-workers", type=int, default=2, help="CPUs of the local Ray instance (0: no Ray build)")
     p.add_argument("--workdir", type=Path, help="work dir (default: a new temp dir under /tmp)")
@@ -145,17 +152,37 @@ def prepare_workdir(path: Path | None) -> tuple[Path, bool]:
     created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
     (path / MARKER).touch()
-    for name in ("raw", "builds", "limit"):
+    for name in ("raw", "builds", "limit", "municode-master"):
         shutil.rmtree(path / name, ignore_errors=True)
     return path, created
 
 
-def make_raw(raw: Path, target_bytes: int) -> tuple[int, int]:
-    """Link ``copies`` of each real jurisdiction folder under ``raw``; return (copies, bytes of one sample)."""
-    sample = sum(p.stat().st_size for _, folder, *_ in REAL for p in list_files(SHARED_LOCUS / folder))
+def make_raw(raw: Path, target_bytes: int, corpus: str) -> tuple[int, int, int]:
+    """Link ``copies`` of each jurisdiction folder under ``raw``; return (copies, jurisdictions, bytes of one set).
+
+    ``sample``: the eight real jurisdictions, every format. ``municode``: only the Municode text exports of the six
+    Georgia codes, copied once beside ``raw`` (a raw folder may not link to single files outside it)."""
+    if corpus == "sample":
+        sample = sum(p.stat().st_size for _, folder, *_ in REAL for p in list_files(SHARED_LOCUS / folder))
+        copies = math.ceil(target_bytes / sample)
+        link_raw(SHARED_LOCUS, raw, copies)
+        return copies, len(REAL), sample
+    master = raw.parent / "municode-master"
+    shutil.rmtree(master, ignore_errors=True)
+    for jid in MUNICODE:
+        (master / jid).mkdir(parents=True)
+        for path in (SHARED_LOCUS / "georgia" / jid).glob("*.txt"):
+            shutil.copyfile(path, master / jid / path.name)
+    sample = sum(p.stat().st_size for p in master.rglob("*.txt"))
     copies = math.ceil(target_bytes / sample)
-    link_raw(SHARED_LOCUS, raw, copies)
-    return copies, sample
+    raw.mkdir(parents=True)
+    with (raw / "jurisdictions.csv").open("w", encoding="utf-8") as fh:
+        fh.write("jurisdiction_id,name,kind,state,counties,source\n")
+        for jid in MUNICODE:
+            for i in range(1, copies + 1):
+                (raw / f"{jid}-{i:04d}").symlink_to(master / jid, target_is_directory=True)
+                fh.write(f"{jid}-{i:04d},{jid},city,GA,Bartow County,shared/data/locus/georgia/{jid}\n")
+    return copies, len(MUNICODE), sample
 
 
 def run_build(raw: Path, out: Path, workers: int, engine: str, progress: Progress) -> BuildRun:
@@ -193,7 +220,7 @@ def run_build(raw: Path, out: Path, workers: int, engine: str, progress: Progres
     if proc.returncode or result is None:
         sys.exit(f"build ({engine}, {workers} worker(s)) failed (exit {proc.returncode}):\n" + "\n".join(log[-30:]))
     return BuildRun(engine, workers, out, result["wall_s"], result["report"], result["reconciles"],
-                    result["cpu_s"], result["rss_self"], result["rss_children"], peak, log)
+                    result["cpu_s"], result["worker_cpu_s"], result["rss_self"], result["rss_children"], peak, log)
 
 
 def shard_differences(a: Path, b: Path) -> list[str]:
@@ -217,7 +244,7 @@ def limit_run(raw: Path, out: Path) -> dict[str, float]:
                 data = source.read_buffer().to_pybytes()
             size += len(data)
             text = data.decode("utf-8", errors="replace")
-            starts = [m.start() for m in SECTION_START.finditer(text)] or [0]
+            starts = [m.start() for m in SECTION_START.finditer("\n" + text)] or [0]
             parts = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
             pieces += len(parts)
             writer.write_table(pa.table({"source_file": [path.name] * len(parts), "text": parts}, schema=schema))
@@ -264,8 +291,14 @@ def build_rows(runs: list[BuildRun], limit: dict[str, float]) -> list[Row]:
             Row(f"peak RSS, process tree sum (psutil, 0.2 s samples), {run.tag}", run.rss_tree / MIB, "MiB"),
         ]
         if run.engine == "local":
-            rows.insert(len(rows) - 1, Row(f"input throughput per CPU second, {run.tag}",
+            rows.insert(len(rows) - 1, Row(f"input throughput per CPU second (whole build), {run.tag}",
                                            run.report["bytes_in"] / MB / run.cpu_s, "MB/s", limit_mb_s))
+        if run.engine == "local" and run.worker_cpu_s:
+            rows.insert(len(rows) - 1, Row(
+                f"parse throughput per worker CPU second (read, detect, parse, merge, rows), {run.tag}",
+                run.report["bytes_in"] / MB / run.worker_cpu_s, "MB/s", limit_mb_s))
+            rows.insert(len(rows) - 1, Row(f"CPU of the build process (shards, evaluation sets, card), {run.tag}",
+                                           run.cpu_s - run.worker_cpu_s, "s"))
     return rows
 
 
@@ -319,9 +352,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if shutil.disk_usage(workdir).free < 3 * target:
             sys.exit(f"{workdir}: less than {3 * target / GB:.1f} GB free (builds and the limit's Parquet)")
-        copies, sample = make_raw(workdir / "raw", target)
-        console.print(f"raw corpus: {len(REAL)} real jurisdictions x {copies} symlinked copies "
-                      f"({sample / MB:.2f} MB each set) = {copies * sample / GB:.3f} GB of input")
+        copies, n_jurisdictions, sample = make_raw(workdir / "raw", target, args.corpus)
+        console.print(f"raw corpus ({args.corpus}): {n_jurisdictions} real jurisdictions x {copies} symlinked "
+                      f"copies ({sample / MB:.2f} MB each set) = {copies * sample / GB:.3f} GB of input")
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         load_start = os.getloadavg()[0]
         plan = [("local", w) for w in args.workers] + ([("ray", args.ray_workers)] if args.ray_workers else [])
@@ -348,7 +381,7 @@ def main(argv: list[str] | None = None) -> None:
             Row("OCR, one 300 dpi page of code text (Tesseract, 1 thread, CPU time)",
                 ocr_s if ocr_s is not None else "n/a", "s"),
         ]
-        print_table(console, rows, f"LOCUS build benchmark ({report['bytes_in'] / GB:.2f} GB input)",
+        print_table(console, rows, f"LOCUS build benchmark ({args.corpus}, {report['bytes_in'] / GB:.2f} GB input)",
                     f"baseline: the {runs[0].tag} build for times and throughput, the limit for per-worker "
                     "throughput; ratio = value / baseline")
         projection = projection_rows(args, cpu_s_per_mb, ocr_s)
@@ -376,7 +409,7 @@ def main(argv: list[str] | None = None) -> None:
         elif created:
             shutil.rmtree(workdir, ignore_errors=True)
         else:
-            for name in ("raw", "builds", "limit"):
+            for name in ("raw", "builds", "limit", "municode-master"):
                 shutil.rmtree(workdir / name, ignore_errors=True)
 
 
