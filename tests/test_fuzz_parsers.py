@@ -34,7 +34,7 @@ from neurips26.output import Format, emit
 FUZZ = settings(max_examples=30, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# one real file per LOCUS format (the embedded sample), mutated below
+# one file per LOCUS format (the embedded sample; for enCodePlus the project's fixture page), mutated below
 SEEDS = {
     "municode-text": SAMPLE_DIR / "harrow-mill-ga" / "ga-muni-harrow-mill-code-full.txt",
     "tei-xml": SAMPLE_DIR / "putnam-county-ga" / "ga-muni-putnam-county-code-full-markup.xml",
@@ -43,6 +43,7 @@ SEEDS = {
     "dc-code-index": SAMPLE_DIR / "wrenfield-wi" / "titles" / "3" / "index.xml",
     "dc-code-xml": SAMPLE_DIR / "wrenfield-wi" / "titles" / "3" / "sections" / "3-101.xml",
     "pdf": SAMPLE_DIR / "caddis-lake-wi" / "caddis-lake-wi-code-of-ordinances.pdf",
+    "encodeplus-html": Path(__file__).parent / "fixtures" / "locus_encodeplus.html",
 }
 NESTING = {".txt": (b"(", b")"), ".xml": (b"<a>", b"</a>"), ".html": (b"<div>", b"</div>"), ".json": (b"[", b"]"),
            ".pdf": (b"%PDF-1.4\n<<", b">>")}
@@ -97,6 +98,7 @@ test_fuzz_toc_json = fuzz_format("toc-json")
 test_fuzz_dc_code_index = fuzz_format("dc-code-index")
 test_fuzz_dc_code_xml = fuzz_format("dc-code-xml")
 test_fuzz_pdf = fuzz_format("pdf")
+test_fuzz_encodeplus_html = fuzz_format("encodeplus-html")
 
 
 @FUZZ

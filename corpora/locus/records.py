@@ -29,7 +29,8 @@ CSV_NAME = "jurisdictions.csv"
 CSV_COLUMNS = ("jurisdiction_id", "name", "kind", "state", "counties", "source")
 KINDS = ("city", "town", "village", "county", "consolidated", "district")
 # When one code arrives in several formats, the most structured one is kept.
-FORMAT_PREFERENCE = ("dc-code-xml", "tei-xml", "semantic-html", "word-docx", "municode-text", "word-doc", "pdf")
+FORMAT_PREFERENCE = ("dc-code-xml", "tei-xml", "semantic-html", "encodeplus-html", "word-docx", "municode-text",
+                     "word-doc", "pdf")
 
 # --- label sets (LOCUS-v1's codebook) ------------------------------------------------------------------
 FUNCTIONS = ("Context", "Rules", "Process", "Enforcement")

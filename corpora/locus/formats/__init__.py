@@ -6,7 +6,7 @@ parser there. Importing this package imports every format module, so :data:`FORM
 
 from __future__ import annotations
 
-from . import dc_xml, html_toc, municode, pdf, tei, word
+from . import dc_xml, encodeplus, html_toc, municode, pdf, tei, word
 from .base import (
     FORMATS,
     SNIFF_BYTES,
@@ -21,4 +21,4 @@ from .base import (
 )
 
 __all__ = ["FORMATS", "SNIFF_BYTES", "STATUSES", "Folder", "Format", "FormatError", "Section", "decode_text",
-           "detect", "get_format", "dc_xml", "html_toc", "municode", "pdf", "tei", "word"]
+           "detect", "get_format", "dc_xml", "encodeplus", "html_toc", "municode", "pdf", "tei", "word"]

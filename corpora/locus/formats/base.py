@@ -1,7 +1,7 @@
 """Base types of the raw ordinance-code formats: sections, folders, formats, detection.
 
-One module per format (``dc_xml``, ``html_toc``, ``municode``, ``pdf``, ``tei``). Each module defines a
-parser and registers it on :data:`FORMATS` with the decorator
+One module per format (``dc_xml``, ``encodeplus``, ``html_toc``, ``municode``, ``pdf``, ``tei``, ``word``). Each
+module defines a parser and registers it on :data:`FORMATS` with the decorator
 ``@FORMATS.register("municode-text", sniff=..., extensions=(".txt",))``; :func:`detect` picks the parser
 from the file's whole content (the extension is only a hint used to order the candidates): a sniffer gets
 every byte, so a code whose front matter runs longer than any fixed head is still recognised. A sniffer that
@@ -32,7 +32,7 @@ from neurips26.registry import Registry
 STATUSES = ("active", "repealed", "reserved")
 SNIFF_BYTES = 64 * 1024
 MODULES = tuple(f"neurips26.corpora.locus.formats.{m}"
-                for m in ("dc_xml", "html_toc", "municode", "pdf", "tei", "word"))
+                for m in ("dc_xml", "encodeplus", "html_toc", "municode", "pdf", "tei", "word"))
 OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # Compound File Binary (Word 97-2003, Excel, ...)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
+from . import encodeplus
 from .base import FORMATS, Folder, FormatError, Section, decode_text
 
 _HTML = re.compile(rb"<!doctype\s+html|<html[\s>]", re.I)
@@ -157,7 +158,8 @@ def _sections(path: Path) -> list[Section]:
 
 
 def _sniff_html(head: bytes, path: Path) -> bool:
-    return bool(_HTML.search(head) and _SECTION_TAG.search(head))
+    """HTML with ``<section id>`` elements, unless they are an enCodePlus page's nodes (``encodeplus-html``)."""
+    return bool(_HTML.search(head) and _SECTION_TAG.search(head)) and not encodeplus.sniff(head, path)
 
 
 @FORMATS.register("semantic-html", sniff=_sniff_html, extensions=(".html", ".htm", ".xhtml"))
