@@ -34,6 +34,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .domains import DOMAINS, domain_of_path
@@ -96,26 +99,25 @@ def domain_choices(section_id: str, gold: str) -> tuple[list[str], int]:
 class _Pool:
     """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count.
 
-    A row is built (``make(*args)``) only for the examples finally taken, not for every one that passes through
-    a heap on the way."""
+    An example is a section row (without its text) and how to make its row (``make(section, *args)``), which is
+    done only for the examples finally taken, once their texts are read (:func:`derive`)."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.heaps: dict[str | None, list[tuple[int, str, Callable[..., dict], tuple]]] = defaultdict(list)
+        self.heaps: dict[str | None, list[tuple[int, str, dict, Callable[..., dict], tuple]]] = defaultdict(list)
         self.counts: Counter[str | None] = Counter()
 
-    def offer(self, label: str | None, key: int, section_id: str, make: Callable[..., dict], *args: object) -> None:
-        """Count ``label``; keep the example (its row is ``make(*args)``) if its hash ``key`` is among the
-        label's ``cap`` smallest."""
+    def offer(self, label: str | None, key: int, section: dict, make: Callable[..., dict], *args: object) -> None:
+        """Count ``label``; keep the example if its hash ``key`` is among the label's ``cap`` smallest."""
         self.counts[label] += 1
-        heap, item = self.heaps[label], (-key, section_id)  # max-heap
+        heap, item = self.heaps[label], (-key, section["section_id"])  # max-heap
         if len(heap) < self.cap:
-            heapq.heappush(heap, (*item, make, args))
+            heapq.heappush(heap, (*item, section, make, args))
         elif item > heap[0][:2]:
-            heapq.heapreplace(heap, (*item, make, args))
+            heapq.heapreplace(heap, (*item, section, make, args))
 
-    def take(self) -> list[dict]:
-        """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
+    def take(self) -> list[tuple[dict, Callable[..., dict], tuple]]:
+        """Up to ``cap`` examples, each label's share in proportion to its count (largest remainder)."""
         total = sum(self.counts.values())
         if total <= self.cap:
             quota = dict(self.counts)
@@ -127,27 +129,61 @@ class _Pool:
                 quota[label] += 1
         kept = [item for label, heap in self.heaps.items()
                 for item in sorted(heap, key=lambda t: t[:2], reverse=True)[:quota[label]]]
-        return [make(*args) for _, _, make, args in sorted(kept, key=lambda t: (-t[0], t[1]))]
+        return [(section, make, args) for _, _, section, make, args in sorted(kept, key=lambda t: (-t[0], t[1]))]
 
 
-def _rows(shards: list[Path]) -> Iterator[dict]:
-    columns = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
-    for shard in shards:
-        for batch in pq.ParquetFile(shard).iter_batches(batch_size=4_096, columns=columns):
-            yield from batch.to_pylist()
+_COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "path"]
 
 
-def _domain_row(base: dict, s: dict, domain: str) -> dict:
+def _candidates(shards: list[Path], jurisdiction_ids: list[str]) -> Iterator[dict]:
+    """The sections that can be examples (in ``jurisdiction_ids``, active, at least :data:`MIN_TEXT` characters
+    of text), filtered in Arrow and read without their text: ``at`` says where the text is (shard, row)."""
+    wanted = pa.array(jurisdiction_ids, pa.string())
+    for n, shard in enumerate(shards):
+        offset = 0
+        for batch in pq.ParquetFile(shard).iter_batches(batch_size=8_192, columns=[*_COLUMNS, "status", "text"]):
+            usable = pc.and_(pc.and_(pc.equal(batch["status"], "active"),
+                                     pc.greater_equal(pc.utf8_length(batch["text"]), MIN_TEXT)),
+                             pc.is_in(batch["jurisdiction_id"], value_set=wanted))
+            rows = np.flatnonzero(pc.fill_null(usable, False).to_numpy(zero_copy_only=False))
+            for i, section in zip(rows.tolist(), batch.select(_COLUMNS).take(rows).to_pylist(), strict=True):
+                section["at"] = (n, offset + i)
+                yield section
+            offset += batch.num_rows
+
+
+def _with_texts(shards: list[Path], sections: list[dict]) -> None:
+    """Give each section its ``text``, reading only the row groups that hold them."""
+    wanted: dict[int, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))  # shard -> row -> sections
+    for section in sections:
+        n, row = section["at"]
+        wanted[n][row].append(section)
+    for n, rows in wanted.items():
+        file = pq.ParquetFile(shards[n])
+        start = 0
+        for group in range(file.metadata.num_row_groups):
+            size = file.metadata.row_group(group).num_rows
+            inside = sorted(r for r in rows if start <= r < start + size)
+            if inside:
+                texts = file.read_row_group(group, columns=["text"])["text"]
+                for r, text in zip(inside, texts.take(pa.array([r - start for r in inside])).to_pylist(),
+                                   strict=True):
+                    for section in rows[r]:
+                        section["text"] = text
+            start += size
+
+
+def _domain_row(s: dict, base: dict, domain: str) -> dict:
     choices, label = domain_choices(s["section_id"], domain)
     return {**base, "heading": s["heading"], "text": s["text"][:MAX_TEXT], "domain": domain, "choices": choices,
             "label": label}
 
 
-def _catchline_row(base: dict, s: dict, heading: str) -> dict:
+def _catchline_row(s: dict, base: dict, heading: str) -> dict:
     return {**base, "text": s["text"][:MAX_TEXT], "heading": heading}
 
 
-def _labelled(task: str, row: dict, label: str | bool, source: str) -> dict:
+def _labelled(row: dict, task: str, label: str | bool, source: str) -> dict:
     answer = SUBSTANTIVE[int(label)] if task == "substantive" else str(label)
     return {"section_id": row["section_id"], "jurisdiction_id": row["jurisdiction_id"], "number": row["number"],
             "text": row["text"][:MAX_LABEL_TEXT], "answer": answer, "label": OPTIONS[task].index(answer),
@@ -160,7 +196,7 @@ def derive(shards: list[Path], jurisdiction_ids: list[str],
     ``substantive`` pool (the ``substantive_gold`` few-shot split), from the sections shards.
 
     ``released``: section_id -> LOCUS-v1's released ``function``/``topic``/``substantive`` labels, which
-    replace the weak ones where given.
+    replace the weak ones where given. Texts are read only for the examples kept.
     """
     splits = jurisdiction_splits(jurisdiction_ids)
     if not splits:
@@ -169,19 +205,17 @@ def derive(shards: list[Path], jurisdiction_ids: list[str],
     tasks = ("domain", "catchline", "function", "topic", "substantive")
     pools = {(task, split): _Pool((CAPS if task in ("domain", "catchline") else LABEL_CAPS)[split])
              for task in tasks for split in SPLITS}
-    for s in _rows(shards):
-        split = splits.get(s["jurisdiction_id"])
-        if split is None or s["status"] != "active" or len(s["text"]) < MIN_TEXT:
-            continue
+    for s in _candidates(shards, list(splits)):
+        split = splits[s["jurisdiction_id"]]
         sid = s["section_id"]
         key = _hash(sid)  # once per section, for every pool it is offered to
         base = {"section_id": sid, "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
         domain = domain_of_path(s["path"])
         if domain:
-            pools[("domain", split)].offer(domain, key, sid, _domain_row, base, s, domain)
+            pools[("domain", split)].offer(domain, key, s, _domain_row, base, domain)
         heading = s["heading"].strip().rstrip(".")
         if heading and heading.lower() not in SKIP_HEADINGS and len(heading) <= 200:
-            pools[("catchline", split)].offer(None, key, sid, _catchline_row, base, s, heading)
+            pools[("catchline", split)].offer(None, key, s, _catchline_row, base, heading)
         given = {k: v for k, v in released.get(sid, {}).items() if v is not None}
         function = weak_function(s["heading"]) if not {"function", "substantive"} <= given.keys() else None
         weak = {"function": function, "topic": weak_topic(s["path"]) if "topic" not in given else None,
@@ -190,8 +224,11 @@ def derive(shards: list[Path], jurisdiction_ids: list[str],
             label, source = (given[task], "released") if task in given else (weak[task], "weak")
             if label is not None:
                 answer = SUBSTANTIVE[int(label)] if task == "substantive" else str(label)
-                pools[(task, split)].offer(answer, key, sid, _labelled, task, s, label, source)
-    return {task: {split: pools[(task, split)].take() for split in SPLITS} for task in tasks}
+                pools[(task, split)].offer(answer, key, s, _labelled, task, label, source)
+    taken = {name: pool.take() for name, pool in pools.items()}
+    _with_texts(shards, [s for examples in taken.values() for s, _, _ in examples])
+    return {task: {split: [make(s, *args) for s, make, args in taken[(task, split)]] for split in SPLITS}
+            for task in tasks}
 
 
 def gold_sets(gold: list[dict], sets: dict[str, dict[str, list[dict]]]) -> dict[str, dict[str, list[dict]]]:
@@ -202,11 +239,11 @@ def gold_sets(gold: list[dict], sets: dict[str, dict[str, list[dict]]]) -> dict[
         for r in gold:
             row = {**r, "section_id": r["gid"]}
             if task == "function":
-                test.append(_labelled(task, row, r["function_majority"], "gold"))
+                test.append(_labelled(row, task, r["function_majority"], "gold"))
             elif task == "topic" and r["is_substantive"] and r["topic_majority"]:
-                test.append(_labelled(task, row, r["topic_majority"], "gold"))
+                test.append(_labelled(row, task, r["topic_majority"], "gold"))
             elif task == "substantive":
-                test.append(_labelled(task, row, bool(r["is_substantive"]), "gold"))
+                test.append(_labelled(row, task, bool(r["is_substantive"]), "gold"))
         out[f"{task}_gold"] = {"train": sets.get(task, {}).get("train", []), "test": test}
     return out
 
