@@ -15,8 +15,9 @@ workers.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import multiprocessing
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -179,9 +180,19 @@ def unowned_files(raw: Path, jurisdictions: list[Jurisdiction], errors: list[dic
 
 
 def run(jobs: list[tuple[Path, Jurisdiction]], workers: int) -> Iterator[CodeResult]:
+    """Parse the jurisdictions in ``workers`` processes; yield their results in ``jobs`` order.
+
+    At most ``2 x workers`` jurisdictions are in flight (as in the Ray engine), so a slow consumer (the shard
+    writer) holds a bounded number of parsed codes, whatever the corpus size."""
     if workers <= 1 or len(jobs) <= 1:
         yield from map(_parse_job, jobs)
         return
     ctx = multiprocessing.get_context("spawn" if multiprocessing.get_start_method() != "fork" else "fork")
     with ctx.Pool(workers) as pool:
-        yield from pool.imap(_parse_job, jobs, chunksize=1)
+        todo = iter(jobs)
+        pending = deque(pool.apply_async(_parse_job, (job,)) for job in itertools.islice(todo, 2 * workers))
+        while pending:
+            result = pending.popleft().get()
+            if (job := next(todo, None)) is not None:
+                pending.append(pool.apply_async(_parse_job, (job,)))
+            yield result
