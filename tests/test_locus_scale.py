@@ -55,7 +55,13 @@ def fake_doc() -> bytes:
     return OLE2_MAGIC + bytes(504) + WORD_STREAM + bytes(1024)
 
 
-JURISDICTIONS = ["multipart", "twin", "broken", "cutoff", "onefile", "threefactor", "worddocx", "worddoc", "junk"]
+JURISDICTIONS = ["multipart", "twin", "broken", "cutoff", "onefile", "threefactor", "worddocx", "worddoc", "word97",
+                 "junk"]
+# A real Word 97-2003 file: a python-docx document of four Municode sections, converted by LibreOffice
+# (`soffice --headless --convert-to doc:"MS Word 97" wordville.docx`), kept as a fixture since no Word 97
+# writer is installed for the tests.
+WORD97 = Path(__file__).parent / "fixtures" / "locus_wordville.doc"
+ANTIWORD = shutil.which("antiword") is not None
 THREE_FACTOR = """CODE OF ORDINANCES OF THE CITY OF TESTVALE
 CHARTER
 ARTICLE I. - INCORPORATION AND POWERS
@@ -100,6 +106,7 @@ def raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "threefactor/testvale-code.txt": FRONT_MATTER + THREE_FACTOR,
         "worddocx/code.docx": word_docx(docx_dir / "code.docx", text_code({5: range(1, 5)}).splitlines()),
         "worddoc/code.doc": fake_doc(),
+        "word97/wordville.doc": WORD97.read_bytes(),
         "junk/minutes.txt": "Minutes of the council meeting of May 4.\nPresent: all members.\n",
     }
     root.mkdir(parents=True)
@@ -133,7 +140,7 @@ def test_section_counts_are_exact(built: tuple[Path, locus.BuildReport, dict]) -
     out, _, _ = built
     n = {j["jurisdiction_id"]: j["n_sections"] for j in rows(out, "jurisdictions")}
     assert n == {"multipart": 50, "twin": 12, "broken": 6, "cutoff": 6, "onefile": 8, "threefactor": 5,
-                 "worddocx": 4, "worddoc": 0, "junk": 0}
+                 "worddocx": 4, "worddoc": 0, "word97": 4 if ANTIWORD else 0, "junk": 0}
     by_jid: dict[str, list[dict]] = {}
     for r in rows(out, "sections"):
         by_jid.setdefault(r["jurisdiction_id"], []).append(r)
@@ -208,7 +215,21 @@ def test_word_doc_through_antiword(tmp_path: Path) -> None:
     assert fmt.name == "word-doc"
     with pytest.raises(FormatError, match="antiword could not read it"):
         list(fmt.parse(path, Folder(tmp_path)))
-    # no Word 97 writer exists here (no LibreOffice), so only detection and antiword's error path are tested
+
+
+def test_a_real_word_97_file_gives_its_sections(built: tuple[Path, locus.BuildReport, dict]) -> None:
+    if not ANTIWORD:
+        pytest.skip("Debian's antiword is not installed (scripts/setup installs it as root)")
+    out, _, payload = built
+    word = [r for r in rows(out, "sections") if r["jurisdiction_id"] == "word97"]
+    assert [(r["number"], r["heading"]) for r in word] == [
+        ("6-1", "Dogs at large"), ("6-2", "Rabies vaccination"), ("6-3", "Impoundment"), ("6-4", "Penalties")]
+    assert {r["format"] for r in word} == {"word-doc"}
+    assert word[0]["path"] == ["Chapter 6 - ANIMALS"]
+    assert word[0]["text"] == "No owner shall permit a dog to run at large in the town."
+    assert word[3]["history"] == ["Ord. No. 2019-4, § 1, 3-4-2019"]
+    report = next(f for f in payload["files"] if f["path"] == "word97/wordville.doc")
+    assert (report["status"], report["format"], report["sections"], report["kept"]) == ("parsed", "word-doc", 4, 4)
 
 
 @pytest.mark.parametrize("damage", ["amp", "cut"])
