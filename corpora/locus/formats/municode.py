@@ -63,9 +63,9 @@ _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a
 _CROSS_REF = r"(?:Cross|State (?:[Ll]aw|[Cc]onstitution)|Charter) references?\s*—"
 _CROSS_REF_START = re.compile(_CROSS_REF)
 _CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
-_NOTE_LINE = re.compile(rf"\n(?:\(|{_CROSS_REF})")  # where a history note or cross-reference may start
+_NOTE_LINE = re.compile(rf"\n(?:\(.*\)$|{_CROSS_REF})", re.MULTILINE)  # a possible history note or cross-reference
 
-# What a line may be besides text, found in one scan over the whole normalised text (``_kinds``); section lines
+# What a line may be besides text, found in one scan over the whole normalised text; section lines
 # and headings are then checked with the full patterns above. Every alternative starts with the line break
 # before the line, so the regular-expression engine skips from line break to line break.
 _LINE_KIND = re.compile(
@@ -95,7 +95,10 @@ def normalize(line: str) -> str:
     """One line with invisible characters removed and any run of spaces (tabs, em spaces) as one space."""
     if line.isprintable():  # the common case: no control, format or non-space whitespace character
         return " ".join(line.split())
-    return " ".join(_INVISIBLE.sub("", line).split())  # str.split() splits on what \s matches
+    joined = " ".join(line.split())  # str.split() splits on what \s matches: tabs, em spaces, ...
+    if joined.isprintable() and "\x1f" not in line:  # only odd spaces (\x1f is both a space and invisible)
+        return joined
+    return " ".join(_INVISIBLE.sub("", line).split())
 
 
 def split_heading(rest: str) -> tuple[str, str]:
@@ -155,12 +158,12 @@ def _citation(group: str) -> str | None:
     return inner if _HISTORY_START.match(inner) and re.search(r"\d", inner) else None
 
 
-def _kinds(text: str) -> Iterator[tuple[int, re.Match[str]]]:
-    """(line index, match) for each line of ``text`` that :data:`_LINE_KIND` matches, in order (searched in
-    ``"\\n" + text``, so that the first line has its line break too)."""
-    text = "\n" + text
+def _matching_lines(pattern: re.Pattern[str], lines: list[str]) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line index, match) for each of ``lines`` that ``pattern`` (which starts with the line break before a
+    line) matches, in order; searched in the text of all lines, each with its line break before it."""
+    text = "\n" + "\n".join(lines)
     line, pos = 0, 0
-    for m in _LINE_KIND.finditer(text):
+    for m in pattern.finditer(text):
         line += text.count("\n", pos, m.start())
         pos = m.start()
         yield line, m
@@ -189,7 +192,7 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     lines = [line if line.isprintable() and "  " not in line else normalize(line)
              for line in map(str.strip, raw)]
     pages, dates, markers, special = [], [], [], []
-    for i, m in _kinds("\n".join(lines)):
+    for i, m in _matching_lines(_LINE_KIND, lines):
         kind = m.lastgroup
         if kind == "page":
             pages.append((i, m))
@@ -312,26 +315,29 @@ def _section(s: _Open) -> Section:
     lines = s.lines  # normalised
     if lines:
         lines[-1:] = _split_run_in_notes(lines[-1])
-    joined = "\n" + "\n".join(lines)
-    first_note = _NOTE_LINE.search(joined)  # the lines before the first possible note are all text
-    plain = joined.count("\n", 0, first_note.start()) if first_note else len(lines)
-    text: list[str] = lines[:plain]
+    text: list[str] = []
     history: list[str] = []
     refs: list[str] = []
-    in_ref = False  # a wrapped cross-reference goes on until a line ends with a period
-    for line in lines[plain:]:
+    done = 0  # lines before this one are placed; only possible notes are looked at one by one
+    for k, _ in _matching_lines(_NOTE_LINE, lines):
+        if k < done:  # taken into a wrapped cross-reference
+            continue
+        text.extend(lines[done:k])
+        line, done = lines[k], k + 1
         if line.startswith("(") and _closing_group(line) == 0 and (citation := _citation(line)):
             history.append(citation)
-            in_ref = False
         elif _CROSS_REF_START.match(line):
             refs.append(line)
-            in_ref = not line.endswith(".")
-        elif in_ref and not line.startswith("Editor's note"):
-            refs[-1] += " " + line
-            in_ref = not line.endswith(".")
+            while not refs[-1].endswith(".") and done < len(lines):  # a wrapped cross-reference goes on until
+                after = lines[done]                                  # a line ends with a period
+                if after.startswith("Editor's note") or _CROSS_REF_START.match(after) or (
+                        after.startswith("(") and _closing_group(after) == 0 and _citation(after)):
+                    break
+                refs[-1] += " " + after
+                done += 1
         else:
             text.append(line)
-            in_ref = False
+    text.extend(lines[done:])
     body = "\n".join(text)
     status = _status(s.heading, body, s.reserved_range)
     if status == "reserved" and not re.search("[A-Za-z]", body):  # layout debris (`.....`, `3`), not text
