@@ -30,8 +30,8 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
-from . import encodeplus
 from .base import FORMATS, Folder, FormatError, Section, decode_text
+from .encodeplus import sniff as encodeplus_sniff
 
 _HTML = re.compile(rb"<!doctype\s+html|<html[\s>]", re.I)
 _SECTION_TAG = re.compile(rb"<section\s[^>]*\bid\s*=", re.I)
@@ -159,7 +159,7 @@ def _sections(path: Path) -> list[Section]:
 
 def _sniff_html(head: bytes, path: Path) -> bool:
     """HTML with ``<section id>`` elements, unless they are an enCodePlus page's nodes (``encodeplus-html``)."""
-    return bool(_HTML.search(head) and _SECTION_TAG.search(head)) and not encodeplus.sniff(head, path)
+    return bool(_HTML.search(head) and _SECTION_TAG.search(head)) and not encodeplus_sniff(head, path)
 
 
 @FORMATS.register("semantic-html", sniff=_sniff_html, extensions=(".html", ".htm", ".xhtml"))
