@@ -6,9 +6,12 @@ configuration locked (no INSTALL/LOAD, no ATTACH, no reads elsewhere), and the
 statement must be a single SELECT, which also rules out ``COPY ... TO``: a query
 can neither write nor read anything but the dataset folders.
 
-Every query runs under :class:`Limits`: a statement timeout (a timer thread interrupts the connection), a
+Every query runs under :class:`Limits`: a statement timeout (a timer thread interrupts the query), a
 memory limit and thread count for DuckDB, a spill folder inside a private (0700) temporary directory removed
 afterwards, and a row cap applied while the result streams back (the SQL is never rewritten).
+
+:func:`run_query` opens a connection for one query; a :class:`Session` keeps one open for many (point lookups
+then skip creating the views and re-reading the Parquet footers), each query still under the limits.
 """
 
 from __future__ import annotations
@@ -80,38 +83,85 @@ def locked_connection(folders: dict[str, Path], limits: Limits = Limits(),
                          f"{str(exc).splitlines()[0]}") from None
     allowed = ", ".join("'" + str(f).replace("'", "''") + "/'" for f in folders.values())
     con.execute(f"SET allowed_directories = [{allowed}]")
+    con.execute("SET parquet_metadata_cache = true")  # footers read once per connection, not once per query
     create_views(con, folders)
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
 
 
+class Session:
+    """One locked connection over the dataset views, reused for many queries; each runs under ``limits``.
+
+    Use it as a context manager (or call :meth:`close`): closing removes its private spill folder. Queries may
+    come from several threads at once (each runs on a cursor of its own, with its own timeout).
+    """
+
+    def __init__(self, folders: dict[str, Path], limits: Limits = Limits()) -> None:
+        self.limits = limits
+        self._private = tempfile.TemporaryDirectory(prefix="neurips26-sql-")  # mode 0700: only this user
+        try:
+            self._con = locked_connection(folders, limits, Path(self._private.name) / "spill")
+        except BaseException:
+            self._private.cleanup()
+            raise
+
+    def query(self, sql: str) -> pa.Table:
+        """Run one read-only SELECT over the dataset views.
+
+        With ``limits.max_rows`` the result holds at most ``max_rows + 1`` rows (one more than asked, so a caller
+        can tell that rows were cut). A query still running after ``limits.timeout_s`` is stopped
+        (:class:`QueryError`); the session stays usable.
+        """
+        limits = self.limits
+        with self._con.cursor() as con:
+            timer = threading.Timer(limits.timeout_s, con.interrupt) if limits.timeout_s else None
+            try:
+                _check_statement(con, sql)
+                if timer is not None:
+                    timer.start()
+                reader = con.execute(sql).to_arrow_reader(2048)
+                return _collect(reader, limits.max_rows)
+            except duckdb.InterruptException:
+                raise QueryError(f"query stopped: it ran longer than the {limits.timeout_s:g} s limit") from None
+            except duckdb.OutOfMemoryException:
+                raise QueryError(f"query stopped: it needed more than the {limits.memory} memory limit") from None
+            except duckdb.Error as exc:
+                raise QueryError(str(exc).splitlines()[0]) from None
+            finally:
+                if timer is not None:
+                    timer.cancel()
+
+    def close(self) -> None:
+        """Close the connection and remove the spill folder."""
+        self._con.close()
+        self._private.cleanup()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def run_query(sql: str, folders: dict[str, Path], limits: Limits = Limits()) -> pa.Table:
-    """Run one read-only SELECT over the dataset views under ``limits``.
+    """Run one read-only SELECT over the dataset views under ``limits``, on a connection of its own.
 
     With ``limits.max_rows`` the result holds at most ``max_rows + 1`` rows (one more than asked, so a caller
     can tell that rows were cut). A query still running after ``limits.timeout_s`` is stopped
-    (:class:`QueryError`).
+    (:class:`QueryError`). Many queries: :class:`Session`.
     """
-    with tempfile.TemporaryDirectory(prefix="neurips26-sql-") as private:  # mode 0700: only this user
-        con = locked_connection(folders, limits, Path(private) / "spill")
-        timer = threading.Timer(limits.timeout_s, con.interrupt) if limits.timeout_s else None
+    with Session(folders, limits) as session:
+        return session.query(sql)
+
+
+def split_statements(text: str) -> list[str]:
+    """The statements of a SQL script, split by DuckDB's parser (a ``;`` inside a string does not split)."""
+    with duckdb.connect(":memory:") as con:
         try:
-            _check_statement(con, sql)
-            if timer is not None:
-                timer.start()
-            reader = con.execute(sql).to_arrow_reader(2048)
-            return _collect(reader, limits.max_rows)
-        except duckdb.InterruptException:
-            raise QueryError(f"query stopped: it ran longer than the {limits.timeout_s:g} s limit") from None
-        except duckdb.OutOfMemoryException:
-            raise QueryError(f"query stopped: it needed more than the {limits.memory} memory limit") from None
+            return [s.query.strip() for s in con.extract_statements(text)]
         except duckdb.Error as exc:
-            raise QueryError(str(exc).splitlines()[0]) from None
-        finally:
-            if timer is not None:
-                timer.cancel()
-            con.close()
+            raise QueryError(f"SQL does not parse: {str(exc).splitlines()[0]}") from None
 
 
 def _check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> None:

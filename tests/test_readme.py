@@ -153,6 +153,8 @@ EFFECTS: dict[str, Callable[[Path, str], None]] = {
     "neurips26 build locus": folder_built("locus", "sections"),
     "neurips26 build rolebench_unlearn": folder_built("rolebench_unlearn", "records"),
     "neurips26 query \"SELECT state, count(*)": has("GA", "UT", "WI"),
+    "neurips26 query \"SELECT count(*) FROM locus.sections WHERE state = 'GA'\"": has("[1] SELECT", "[2] SELECT"),
+    "echo \"SELECT number, heading FROM locus.sections": lambda cwd, out: len(json.loads(out)) == 3 or pytest.fail(out),
     "neurips26 search locus \"dogs running at large\"": hits_in_state("GA", 5),
     "neurips26 search locus \"6-21\"": first_hit_number("6-21"),
     "neurips26 search locus \"meetings\" --county": has("putnam-county-ga", "hits)"),

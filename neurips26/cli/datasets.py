@@ -6,10 +6,13 @@ Every command finds the built folders with the one data rule (:func:`neurips26.s
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from pathlib import Path
 from typing import Annotated
 
+import pyarrow as pa
 import typer
 from rich.text import Text
 
@@ -22,7 +25,7 @@ from neurips26.output import Format, FormatOpt, console, emit, err
 from neurips26.search import Filters
 from neurips26.search import search as run_search
 from neurips26.settings import resolve_data
-from neurips26.sql import Limits, dataset_folders, run_query
+from neurips26.sql import Limits, QueryError, Session, dataset_folders, split_statements
 
 DataOpt = Annotated[Path | None, typer.Option(
     "--data", help="Folder holding the built dataset folders (default: $NEURIPS26_DATA, else ., else the cache).")]
@@ -56,16 +59,87 @@ def resource_folder(resource: str, data: Path | None) -> Path:
 
 
 def query(
-    sql: Annotated[str, typer.Argument(help="One SELECT over views <resource>.<config>, e.g. locus.sections.")],
+    sql: Annotated[list[str] | None, typer.Argument(help=(
+        "SELECTs over views <resource>.<config>, e.g. locus.sections, run in order on one connection; "
+        "- reads one statement per line from stdin and answers each as it comes."), show_default=False)] = None,
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="Also run the statements of this SQL file (separated by ;).")] = None,
     data: DataOpt = None,
     max_width: Annotated[int, typer.Option(help="Table format: cut cells longer than this.")] = 80,
     format: FormatOpt = Format.table,
-    timeout: Annotated[float, typer.Option(min=0, help="Stop the query after this many seconds (0: never).")] = 300,
+    timeout: Annotated[float, typer.Option(min=0, help="Stop a query after this many seconds (0: never).")] = 300,
     memory: Annotated[str, typer.Option(help="DuckDB memory limit, e.g. 4GB.")] = "4GB",
 ) -> None:
-    """Run read-only SQL over the built datasets with DuckDB."""
-    emit(run_query(sql, data_folders(data), Limits(timeout_s=timeout or None, memory=memory)), format,
-         max_width=max_width)
+    """Run read-only SQL over the built datasets with DuckDB.
+
+    Several statements share one connection, each under the limits. With one statement the output is as
+    ever; with several, each result is printed in turn (json: one line per statement; csv: a blank line
+    between results) and the first failure stops the run. From stdin (-) a failing line is answered with its
+    error (json: {"error": ...}) and the next line still runs; the exit code is 2 if any failed.
+    """
+    statements = list(sql or [])
+    if file is not None:
+        statements += split_statements(file.read_text(encoding="utf-8"))
+    if "-" in statements and len(statements) > 1:
+        raise UserError("- (statements from stdin) goes alone: no other SQL argument and no --file")
+    if not statements:
+        raise UserError("give a SELECT, several, --file FILE, or - to read statements from stdin")
+    limits = Limits(timeout_s=timeout or None, memory=memory)
+    with Session(data_folders(data), limits) as session:
+        if statements == ["-"]:
+            answer_lines(session, format, max_width)
+        elif len(statements) == 1:
+            emit(session.query(statements[0]), format, max_width=max_width)
+        else:
+            for number, statement in enumerate(statements, 1):
+                try:
+                    table = session.query(statement)
+                except QueryError as exc:
+                    raise QueryError(f"statement {number} ({one_line(statement)}): {exc}") from None
+                emit_one_of_many(table, format, f"[{number}] {one_line(statement)}", max_width)
+
+
+def one_line(sql: str, width: int = 60) -> str:
+    """``sql`` on one line, cut to ``width`` characters."""
+    text = " ".join(sql.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def emit_one_of_many(table: pa.Table, fmt: Format, title: str, max_width: int) -> None:
+    """One result of several: a table under its title line, one JSON line, or CSV followed by a blank line."""
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(table.to_pylist(), ensure_ascii=False, default=str) + "\n")
+    elif fmt is Format.csv:
+        emit(table, fmt)
+        sys.stdout.write("\n")
+    else:
+        console.print(Text(title, style="bold"), highlight=False, soft_wrap=True)
+        emit(table, fmt, max_width=max_width)
+    sys.stdout.flush()
+
+
+def answer_lines(session: Session, fmt: Format, max_width: int) -> None:
+    """Run each stdin line (blank lines and -- comments skipped) as it arrives; a failing line answers its error
+    and the rest still run. Raises at the end if any failed."""
+    failed = total = 0
+    for line in sys.stdin:
+        statement = line.strip()
+        if not statement or statement.startswith("--"):
+            continue
+        total += 1
+        try:
+            table = session.query(statement)
+        except QueryError as exc:
+            failed += 1
+            if fmt is Format.json:
+                sys.stdout.write(json.dumps({"error": str(exc)}, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+            else:
+                err.print(Text(f"error: [{total}] {exc}"), highlight=False, soft_wrap=True)
+            continue
+        emit_one_of_many(table, fmt, f"[{total}] {one_line(statement)}", max_width)
+    if failed:
+        raise UserError(f"{failed} of {total} statements from stdin failed")
 
 
 def check_filters(folder: Path, state: str | None, county: str | None) -> Filters:
