@@ -160,13 +160,13 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
 
 def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterator, all_files: list[FileReport],
                     errors: list[dict], report: BuildReport, v1_input: v1_ingest.V1Source | None,
-                    progress: Callable[[int, int], None] | None) -> tuple[list[dict], dict[str, dict]]:
+                    progress: Callable[[int, int], None] | None) -> tuple[list[dict], pa.Table | None]:
     """Stream every jurisdiction's sections (and LOCUS-v1 source rows) into their shards; return the
-    jurisdiction rows and, for an ingest, the released labels by section_id."""
+    jurisdiction rows and, for an ingest, the released labels by section_id (``v1.released_labels``)."""
     sections_writer = hubfolder.SplitWriter(out, "sections", SECTIONS)
     source_writer = hubfolder.SplitWriter(out, "v1_source", V1_SOURCE) if v1_input else None
     jurisdiction_rows: list[dict] = []
-    released: dict[str, dict] = {}
+    released: list[pa.Table] = []
     by_id = {j.jurisdiction_id: j for j in jurisdictions}
     for i, (result, source_rows) in enumerate(results, start=1):
         j = by_id[result.jurisdiction_id]
@@ -174,8 +174,7 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         sections_writer.write_batch(batch)
         if source_writer is not None:
             source_writer.write_batch(source_rows)
-            labels = source_rows.select(["section_id", "function", "topic", "is_substantive"]).to_pylist()
-            released.update({r["section_id"]: v1.released_labels(r) for r in labels})
+            released.append(v1.released_labels(source_rows))
         all_files.extend(result.files)
         errors.extend(result.record_errors)
         chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
@@ -195,7 +194,7 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         specs["v1_source"] = hubfolder.ConfigSpec(
             "v1_source", V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
         specs["v1_source"].shards["train"] = source_writer.close()
-    return jurisdiction_rows, released
+    return jurisdiction_rows, pa.concat_tables(released) if released else None
 
 
 def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], inputs: dict[str, str],
@@ -224,7 +223,7 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
 
-def _write_evalsets(out: Path, specs: dict, built: list[str], released: dict[str, dict],
+def _write_evalsets(out: Path, specs: dict, built: list[str], released: pa.Table | None,
                     gold_rows: list[dict] | None) -> dict:
     """Derive, check and write the evaluation configs; return the sets (for the card)."""
     sets = evalsets.derive([out / s.path for s in specs["sections"].shards["train"]], built, released)

@@ -170,9 +170,11 @@ def _check_scores(scores: pa.Table) -> pa.Table:
         raise V1Error(f"scores: cannot cast to the LOCUS-v1 types: {exc}") from None
 
 
-def released_labels(source_row: dict) -> dict[str, str | bool | None]:
-    """LOCUS-v1's released function/topic/substantive labels of one ``v1_source`` row (None when absent or
-    outside the codebook's label sets)."""
-    return {"function": source_row["function"] if source_row["function"] in FUNCTIONS else None,
-            "topic": source_row["topic"] if source_row["topic"] in TOPICS else None,
-            "substantive": source_row["is_substantive"]}
+def released_labels(source: pa.Table) -> pa.Table:
+    """LOCUS-v1's released labels of ``v1_source`` rows: ``section_id``, ``function``, ``topic`` and
+    ``substantive`` (null when absent or outside the codebook's label sets)."""
+    function, topic = source["function"], source["topic"]
+    return pa.table({"section_id": source["section_id"],
+                     "function": pc.if_else(pc.is_in(function, pa.array(FUNCTIONS)), function, None),
+                     "topic": pc.if_else(pc.is_in(topic, pa.array(TOPICS)), topic, None),
+                     "substantive": source["is_substantive"]})
