@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 import addfips
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -54,35 +55,65 @@ class V1Source:
     n_files: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> files its rows came from
 
     def results(self) -> Iterator[tuple[CodeResult, pa.Table]]:
-        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction, built column by
-        column from the Arrow table (no per-row dicts: the text columns are never turned into Python objects)."""
-        names = pa.array(self.file_names, STR)
+        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction. The columns are made
+        for the whole download at once, with Arrow (the text never becomes Python objects), then sliced."""
+        sections, source = self._columns()
         start = 0
         for j in self.jurisdictions:
-            part = self.table.slice(start, self.n_rows[j.jurisdiction_id])
-            start += part.num_rows
-            n = part.num_rows
-            ids, seen = [], defaultdict(int)
-            for k, (doc, index) in enumerate(zip(part["document_id"].to_pylist(), part["section_index"].to_pylist(),
-                                                 strict=True)):
-                key = f"{doc}:{index}" if doc is not None and index is not None else f"{j.jurisdiction_id}:{k}"
-                seen[key] += 1
-                ids.append(key if seen[key] == 1 else f"{key}~{seen[key]}")
-            position = pa.array([str(k) for k in range(n)], STR)
-            fallback = pc.if_else(pc.is_null(part["section_index"]), position, pc.cast(part["section_index"], STR))
-            found = pc.struct_field(pc.extract_regex(part["header"], NUMBER.pattern), [0])
-            section_id = pa.array(ids, STR)
-            batch = pa.table({
-                "section_id": section_id, "jurisdiction_id": pa.repeat(j.jurisdiction_id, n).cast(STR),
-                "state": pa.repeat(j.state, n).cast(STR), "number": pc.coalesce(found, fallback),
-                "heading": pc.fill_null(part["header"], ""), "text": pc.fill_null(part["content"], ""),
-                **{c: pa.array([[]] * n, LIST) for c in ("path", "history", "cross_references")},
-                "status": pa.repeat("active", n).cast(STR), "order": pa.array(range(n), INT),
-                "source_file": pc.take(names, part["_file"]), "format": pa.repeat(FORMAT, n).cast(STR),
-            }, schema=SECTIONS)
-            source = part.select(list(IDENTITY + LABELS)).add_column(0, "section_id", section_id)
-            columns = [c.combine_chunks() for c in batch.columns]
-            yield CodeResult(j.jurisdiction_id, pa.RecordBatch.from_arrays(columns, schema=SECTIONS), [], []), source
+            n = self.n_rows[j.jurisdiction_id]
+            batches = sections.slice(start, n).to_batches()  # one, but where the slice spans two files
+            batch = batches[0] if len(batches) == 1 else pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
+            yield CodeResult(j.jurisdiction_id, batch, [], []), source.slice(start, n)
+            start += n
+
+    def _columns(self) -> tuple[pa.Table, pa.Table]:
+        """The sections and v1_source tables of every row, in output order."""
+        table, n = self.table, self.table.num_rows
+        sizes = np.array([self.n_rows[j.jurisdiction_id] for j in self.jurisdictions], dtype=np.int64)
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)  # each row's jurisdiction's first row
+        position = pa.array(np.arange(n, dtype=np.int64) - first)  # within its jurisdiction
+        index = table["section_index"]
+        fallback = pc.if_else(pc.is_null(index), pc.cast(position, STR), pc.cast(index, STR))
+        found = pc.struct_field(pc.extract_regex(table["header"], NUMBER.pattern), [0])
+        section_id = self._section_ids(position)
+        states = pa.array([j.state for j in self.jurisdictions], STR)
+        no_lists = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), pa.array([], STR))
+        sections = pa.table({
+            "section_id": section_id, "jurisdiction_id": table["_jid"],
+            "state": states.take(pa.array(np.repeat(np.arange(len(sizes)), sizes))),
+            "number": pc.coalesce(found, fallback),
+            "heading": pc.fill_null(table["header"], ""), "text": pc.fill_null(table["content"], ""),
+            **{c: no_lists for c in ("path", "history", "cross_references")},
+            "status": pa.repeat("active", n).cast(STR), "order": position,
+            "source_file": pa.array(self.file_names, STR).take(table["_file"]),
+            "format": pa.repeat(FORMAT, n).cast(STR),
+        }, schema=SECTIONS)
+        source = table.select(list(IDENTITY + LABELS)).add_column(0, "section_id", section_id)
+        return sections, source
+
+    def _section_ids(self, position: pa.Array) -> pa.Array:
+        """``<document_id>:<section_index>`` (``<jurisdiction_id>:<k>`` where either is missing), ``~k`` added to
+        the k-th repeat of an id within a jurisdiction."""
+        table = self.table
+        keys = pc.if_else(pc.and_(pc.is_valid(table["document_id"]), pc.is_valid(table["section_index"])),
+                          pc.binary_join_element_wise(table["document_id"], pc.cast(table["section_index"], STR), ":"),
+                          pc.binary_join_element_wise(table["_jid"], pc.cast(position, STR), ":"))
+        counts = pa.table({"j": table["_jid"], "k": keys}).group_by(["j", "k"]).aggregate([("k", "count")])
+        repeated = set(counts.filter(pc.greater(counts["k_count"], 1))["j"].to_pylist())
+        if not repeated:
+            return keys.combine_chunks()
+        ids, start = keys.to_pylist(), 0
+        for j in self.jurisdictions:
+            n = self.n_rows[j.jurisdiction_id]
+            if j.jurisdiction_id in repeated:
+                seen: dict[str, int] = defaultdict(int)
+                for k in range(start, start + n):
+                    key = ids[k]
+                    seen[key] += 1
+                    if seen[key] > 1:
+                        ids[k] = f"{key}~{seen[key]}"
+            start += n
+        return pa.array(ids, STR)
 
 
 NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*(?P<number>[0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")  # RE2-safe
@@ -242,7 +273,11 @@ def read_v1(folder: Path) -> V1Source:
         "section_index": table["section_index"].take(at), "_i": at,
     }), sort_keys=[("_rank", "ascending"), ("_doc", "ascending"), ("section_index", "ascending", "at_end"),
                    ("_i", "ascending")])
-    table = table.take(at.take(order)).append_column("_jid", rows.column("_jid").take(order))
+    at = at.take(order)
+    if len(at) == table.num_rows and np.array_equal(at.to_numpy(), np.arange(len(at))):
+        table = table.append_column("_jid", rows.column("_jid").take(order))  # already in output order: no copy
+    else:
+        table = table.take(at).append_column("_jid", rows.column("_jid").take(order))
     return V1Source(jurisdictions, reports, errors, table, names, dict(n_rows),
                     {jid: len(f) for jid, f in n_files.items()})
 
