@@ -156,6 +156,8 @@ def test_round_trip_locus_v1_gives_back_the_same_rows(built: Path) -> None:
     assert len(runs) == len(set(runs)) == 4
     full = [(r["jurisdiction_geoid"], r["document_id"], r["section_index"]) for r in back if r["document_id"]]
     assert full == sorted(full, key=lambda t: (runs.index(t[0]), t[1], t[2]))
+    # written beside the sections, it is what locus_v1_table reads back from the built folder
+    assert pa.Table.from_pylist(back, schema=v1.V1_SCHEMA).equals(v1.locus_v1_table(built / "locus"))
     # the configs agree with it
     sections = read(built / "locus", "sections")
     assert [s["text"] for s in sections] == [r["content"] for r in back]

@@ -137,8 +137,12 @@ class _Pool:
         return [row for _, _, row in sorted(kept, key=lambda t: (-t[0], t[1]))]
 
 
-def _batches(shards: list[Path]) -> Iterator[pa.Table]:
-    for shard in shards:
+def _batches(sections: list[Path] | pa.Table) -> Iterator[pa.Table]:
+    if isinstance(sections, pa.Table):
+        for batch in sections.select(COLUMNS).to_batches(max_chunksize=BATCH_ROWS):
+            yield pa.Table.from_batches([batch])
+        return
+    for shard in sections:
         for batch in pq.ParquetFile(shard).iter_batches(batch_size=BATCH_ROWS, columns=COLUMNS):
             yield pa.Table.from_batches([batch])
 
@@ -248,10 +252,10 @@ def _labelled(task: str, row: dict, label: str | bool, source: str) -> dict:
             "label_source": source}
 
 
-def _offer(pools: dict[tuple[str, str], _Pool], rows: pa.Table, split: np.ndarray, keys: np.ndarray,
-           labels: dict[str, tuple[list, np.ndarray, np.ndarray]]) -> None:
-    """Count every row's label in its split's pool of each task; offer the rows whose hash is within their
-    label's bound (the only ones that can be kept), as Python values."""
+def _offer(pools: dict[tuple[str, str], _Pool], batch: pa.Table, kept: np.ndarray, split: np.ndarray,
+           keys: np.ndarray, labels: dict[str, tuple[list, np.ndarray, np.ndarray]]) -> None:
+    """Count every row (``batch[kept]``) in its split's pool of each task; offer the rows whose hash is within
+    their label's bound (the only ones that can be kept), as Python values."""
     offers = []
     for task, (values, index, _) in labels.items():
         for code, name in enumerate(SPLITS):
@@ -267,20 +271,21 @@ def _offer(pools: dict[tuple[str, str], _Pool], rows: pa.Table, split: np.ndarra
                     bound = min(bound, int(np.partition(keys[at], pool.cap - 1)[pool.cap - 1]))
                 offers += [(pool, task, i) for i in at[keys[at] <= np.uint64(bound)].tolist()]
     chosen = sorted({i for _, _, i in offers})
-    sections = dict(zip(chosen, rows.take(chosen).to_pylist(), strict=True))
+    sections = dict(zip(chosen, batch.take(kept[chosen]).to_pylist(), strict=True))
     for pool, task, i in offers:
         values, index, released = labels[task]
         s, label = sections[i], values[index[i]]
         pool.offer(label, int(keys[i]), s["section_id"], _example, task, s, label, bool(released[i]))
 
 
-def derive(shards: list[Path], jurisdiction_ids: list[str],
+def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
            released: pa.Table | None = None) -> dict[str, dict[str, list[dict]]]:
     """{config: {split: rows}} for ``domain``, ``catchline``, ``function``, ``topic`` and the weak
-    ``substantive`` pool (the ``substantive_gold`` few-shot split), from the sections shards.
+    ``substantive`` pool (the ``substantive_gold`` few-shot split), from the sections shards (or the sections
+    table itself, where the build still holds it).
 
     ``released``: LOCUS-v1's released labels by ``section_id`` (columns ``function``, ``topic``,
-    ``substantive``; null where not given; rows best in the order of the shards), which replace the weak
+    ``substantive``; null where not given; rows best in the order of the sections), which replace the weak
     ones where given.
 
     Column by column, a batch at a time: a section's own values become Python objects only when it is offered
@@ -296,15 +301,16 @@ def derive(shards: list[Path], jurisdiction_ids: list[str],
     split_of = np.array([SPLITS.index(split) for split in splits.values()])
     seen_paths: dict[tuple[str, ...], str | None] = {}
     offset = 0
-    for batch in _batches(shards):
+    for batch in _batches(sections):
         given = _released(released, batch["section_id"], offset)
         offset += batch.num_rows
         at = pc.index_in(batch["jurisdiction_id"], value_set=ids)
         keep = pc.fill_null(pc.and_(pc.and_(pc.is_valid(at), pc.equal(batch["status"], "active")),
                                     pc.greater_equal(pc.utf8_length(batch["text"]), MIN_TEXT)), False)
-        rows = batch.filter(keep)
-        _offer(pools, rows, split_of[at.filter(keep).to_numpy(zero_copy_only=False)], _keys(rows["section_id"]),
-               _labels(rows, given.filter(keep), seen_paths))
+        rows = batch.drop_columns(["text"]).filter(keep)  # the text is not copied: it is taken where kept
+        kept = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
+        _offer(pools, batch, kept, split_of[at.filter(keep).to_numpy(zero_copy_only=False)],
+               _keys(rows["section_id"]), _labels(rows, given.filter(keep), seen_paths))
     return {task: {split: pools[(task, split)].take() for split in SPLITS} for task in tasks}
 
 

@@ -114,8 +114,21 @@ def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[p
                 columns.update({c: _aligned(scores, sections, c, offset)
                                 for c in scores.column_names if c != "section_id"})
             offset += n
-            yield pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
-                                              for f in V1_SCHEMA], schema=V1_SCHEMA)
+            yield _batch(columns)
+
+
+def ingested_batch(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name: str) -> pa.RecordBatch:
+    """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made beside its sections: what
+    :func:`locus_v1_batches` reads back for them (identity and labels from ``v1_source``, as they came)."""
+    n = sections.num_rows
+    return _batch({"state": sections["state"], "jurisdiction_name": pa.repeat(jurisdiction_name, n).cast(STR),
+                   "header": sections["heading"], "content": sections["text"],
+                   **{c: source[c] for c in IDENTITY + LABELS}})
+
+
+def _batch(columns: dict[str, pa.Array | pa.ChunkedArray]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
+                                       for f in V1_SCHEMA], schema=V1_SCHEMA)
 
 
 def _aligned(table: pa.Table, sections: pa.Table, column: str, offset: int) -> pa.ChunkedArray:
