@@ -64,7 +64,7 @@ class SplitWriter:
     row_group_rows: int = ROW_GROUP_ROWS
     _batches: list[pa.RecordBatch] = field(default_factory=list)
     _rows: int = 0
-    _bytes: int = 0  # string bytes buffered
+    _bytes: int = 0  # string bytes buffered: a bound (the buffers' size), counted exactly once it reaches the cap
     _pending: list[Mapping[str, Any]] = field(default_factory=list)  # dict rows not yet made a batch
     _writer: pq.ParquetWriter | None = None
     _parts: list[Path] = field(default_factory=list)
@@ -110,9 +110,16 @@ class SplitWriter:
         for b in batch.to_batches() if isinstance(batch, pa.Table) else [batch]:
             self._batches.append(b)
             self._rows += b.num_rows
-            self._bytes += self._string_bytes(b)
+            self._bytes += b.nbytes
+        self._count_bytes()
         while self._rows >= self.row_group_rows or self._bytes >= ROW_GROUP_BYTES:
             self._write_group()
+
+    def _count_bytes(self) -> None:
+        """Count the string bytes buffered exactly where their bound reaches the cap (below it, they are below
+        it too), so that many small batches cost no count each."""
+        if self._bytes >= ROW_GROUP_BYTES:
+            self._bytes = self._string_bytes(pa.Table.from_batches(self._batches, schema=self.schema))
 
     def _string_bytes(self, data: pa.RecordBatch | pa.Table) -> int:
         return sum(pc.sum(pc.binary_length(data.column(n))).as_py() or 0 for n in self._strings)
@@ -132,8 +139,8 @@ class SplitWriter:
             n = int(over[0]) + 1 if len(over) else n
         self._write_table(table.slice(0, n).combine_chunks())
         rest = table.slice(n)
-        self._batches, self._rows = rest.to_batches(), rest.num_rows
-        self._bytes = self._string_bytes(rest)
+        self._batches, self._rows, self._bytes = rest.to_batches(), rest.num_rows, rest.nbytes
+        self._count_bytes()
 
     def _write_table(self, table: pa.Table) -> None:
         if self._writer is None:
