@@ -169,7 +169,7 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
     sections_writer = hubfolder.SplitWriter(out, "sections", SECTIONS)
     source_writer = hubfolder.SplitWriter(out, "v1_source", V1_SOURCE) if v1_input else None
     jurisdiction_rows: list[dict] = []
-    released: list[pa.Table] = []
+    released: list[pa.Table] = []  # the v1_source rows, whose labels the evaluation sets use
     by_id = {j.jurisdiction_id: j for j in jurisdictions}
     for i, (result, source_rows) in enumerate(results, start=1):
         j = by_id[result.jurisdiction_id]
@@ -177,8 +177,8 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         sections_writer.write_batch(batch)
         if source_writer is not None:
             source_writer.write_batch(source_rows)
-            v1_writer.write_batch(v1.ingested_batch(batch, source_rows, j.name))
-            released.append(v1.released_labels(source_rows))
+            v1_writer.write_batch(v1.ingested_rows(batch, source_rows, j.name))
+            released.append(source_rows)
         all_files.extend(result.files)
         errors.extend(result.record_errors)
         chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
@@ -198,7 +198,7 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         specs["v1_source"] = hubfolder.ConfigSpec(
             "v1_source", V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
         specs["v1_source"].shards["train"] = source_writer.close()
-    return jurisdiction_rows, pa.concat_tables(released) if released else None
+    return jurisdiction_rows, v1.released_labels(pa.concat_tables(released)) if released else None
 
 
 def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], inputs: dict[str, str],

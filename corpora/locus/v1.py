@@ -117,13 +117,13 @@ def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[p
             yield _batch(columns)
 
 
-def ingested_batch(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name: str) -> pa.RecordBatch:
-    """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made beside its sections: what
+def ingested_rows(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name: str) -> pa.Table:
+    """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made beside its sections (no copy): what
     :func:`locus_v1_batches` reads back for them (identity and labels from ``v1_source``, as they came)."""
-    n = sections.num_rows
-    return _batch({"state": sections["state"], "jurisdiction_name": pa.repeat(jurisdiction_name, n).cast(STR),
-                   "header": sections["heading"], "content": sections["text"],
-                   **{c: source[c] for c in IDENTITY + LABELS}})
+    columns = {"state": sections["state"], "jurisdiction_name": pa.repeat(jurisdiction_name, sections.num_rows),
+               "header": sections["heading"], "content": sections["text"],
+               **{c: source[c] for c in IDENTITY + LABELS}}
+    return pa.Table.from_arrays([columns[f.name] for f in V1_SCHEMA], schema=V1_SCHEMA)
 
 
 def _batch(columns: dict[str, pa.Array | pa.ChunkedArray]) -> pa.RecordBatch:
