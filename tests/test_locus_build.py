@@ -139,6 +139,34 @@ def test_shards_roll_over_at_the_byte_budget(tmp_path: Path) -> None:
     assert back == rows  # order kept, nothing lost
 
 
+def test_shards_use_a_dictionary_only_for_columns_that_repeat(tmp_path: Path) -> None:
+    """Repeated values (here a label, a list of counties, a struct's path) are dictionary-encoded; unique ones
+    (text, ids, scores) plain; the bytes do not depend on how the rows were batched; DuckDB reads them back."""
+    import duckdb
+    import pyarrow as pa
+
+    schema = pa.schema([("id", pa.string()), ("text", pa.string()), ("label", pa.string()),
+                        ("score", pa.float64()), ("counties", pa.list_(pa.string())),
+                        ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())]))])
+    rows = [{"id": f"s{i}", "text": f"section {i} text " * 5, "label": ("Rules", "Process")[i % 2], "score": i / 7,
+             "counties": ["13015"], "image": {"bytes": str(i).encode(), "path": "img.png"}} for i in range(300)]
+    digests = []
+    for batch_rows in (300, 7):
+        writer = hubfolder.SplitWriter(tmp_path / str(batch_rows), "t", schema, row_group_rows=100)
+        for start in range(0, len(rows), batch_rows):
+            writer.write_batch(pa.Table.from_pylist(rows[start:start + batch_rows], schema=schema))
+        shard = writer.close()[0]
+        digests.append(shard.sha256)
+    path = tmp_path / "300" / shard.path
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    dictionary = {meta.column(i).path_in_schema for i in range(meta.num_columns)
+                  if any("DICTIONARY" in e for e in meta.column(i).encodings)}
+    assert dictionary == {"label", "counties.list.element", "image.path"}
+    assert {meta.column(i).compression for i in range(meta.num_columns)} == {"ZSTD"}
+    assert digests[0] == digests[1]
+    assert duckdb.sql(f"SELECT * FROM '{path}'").arrow().read_all().to_pylist() == rows
+
+
 # --- bad input --------------------------------------------------------------------------
 
 GOOD_MUNICODE = (

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
 from neurips26.corpora.locus import build as locus
-from neurips26.corpora.locus import evalsets
-from neurips26.corpora.locus.records import FUNCTIONS, LETTERS, SUBSTANTIVE, TOPICS, BuildError
+from neurips26.corpora.locus import evalsets, v1
+from neurips26.corpora.locus.labels import weak_function, weak_topic
+from neurips26.corpora.locus.records import FUNCTIONS, LETTERS, SECTIONS, SUBSTANTIVE, TOPICS, BuildError
 from neurips26.tasks import TASKS_DIR
 
 from neurips26.errors import UserError
@@ -199,3 +202,93 @@ def test_varied_raw_folder_builds_every_label_config(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "named-sample" / "manifest.json").read_text())["demo"] is True
     assert {"domain", "catchline", "function", "topic"} <= set(manifest["configs"])
     assert {r["answer"] for r in read(out, "function", "test")} == set(FUNCTIONS)
+
+
+# --- the selection, against the rules applied row by row ---------------------------------------------------
+
+HEADINGS = ["Definitions.", "Penalty for violation", "Permit required", "  Reserved. ", "[Repealed]", "", "Fees.",
+            "x" * 250, "Über die Straße", "\x1fDefinitions", "Noise; hours", "RESERVED", "Short title", "Sec. 4-2."]
+PATHS = [[], ["Chapter 6 - ANIMALS"], ["ZONING", "Article II. - Districts"], ["BUSINESS LICENSES AND TAXES"],
+         ["Title 9 - HEALTH", "Chapter 3 - Noise"], ["Chapter 1 - GENERAL PROVISIONS"]]
+
+
+def rule_by_rule(rows: list[dict], jurisdiction_ids: list[str], released: dict[str, dict]) -> dict:
+    """The module docstring's rules, one section at a time: every eligible section with its label and hash, then
+    per label the smallest hashes up to the label's share of the cap."""
+    splits = evalsets.jurisdiction_splits(jurisdiction_ids)
+    offered: dict[tuple[str, str], list[tuple]] = {}
+    for s in rows:
+        split = splits.get(s["jurisdiction_id"])
+        if split is None or s["status"] != "active" or len(s["text"]) < evalsets.MIN_TEXT:
+            continue
+        key, sid = evalsets._hash(s["section_id"]), s["section_id"]
+        base = {"section_id": sid, "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
+        domain = evalsets.domain_of_path(s["path"])
+        if domain:
+            choices, label = evalsets.domain_choices(sid, domain)
+            offered.setdefault(("domain", split), []).append((domain, key, sid, {
+                **base, "heading": s["heading"], "text": s["text"][:evalsets.MAX_TEXT], "domain": domain,
+                "choices": choices, "label": label}))
+        heading = s["heading"].strip().rstrip(".")
+        if heading and heading.lower() not in evalsets.SKIP_HEADINGS and len(heading) <= 200:
+            offered.setdefault(("catchline", split), []).append((None, key, sid, {
+                **base, "text": s["text"][:evalsets.MAX_TEXT], "heading": heading}))
+        given = {k: v for k, v in released.get(sid, {}).items() if v is not None}
+        function = weak_function(s["heading"])
+        weak = {"function": function, "topic": weak_topic(s["path"]),
+                "substantive": None if function is None else function != "Context"}
+        for task in ("function", "topic", "substantive"):
+            label, source = (given[task], "released") if task in given else (weak[task], "weak")
+            if label is not None:
+                example = evalsets._labelled(task, s, label, source)
+                offered.setdefault((task, split), []).append((example["answer"], key, sid, example))
+    sets = {}
+    for (task, split), items in offered.items():
+        cap = (evalsets.CAPS if task in ("domain", "catchline") else evalsets.LABEL_CAPS)[split]
+        counts = Counter(label for label, *_ in items)
+        quota = dict(counts)
+        if len(items) > cap:
+            exact = {label: cap * n / len(items) for label, n in counts.items()}
+            quota = {label: int(v) for label, v in exact.items()}
+            for label in sorted(exact, key=lambda k: (-(exact[k] - quota[k]), str(k)))[:cap - sum(quota.values())]:
+                quota[label] += 1
+        kept = [item for label in counts for item in sorted((i for i in items if i[0] == label),
+                                                            key=lambda i: (i[1], i[2]))[:quota[label]]]
+        sets.setdefault(task, {})[split] = [example for *_, example in sorted(kept, key=lambda i: (i[1], i[2]))]
+    return {task: {split: sets.get(task, {}).get(split, []) for split in evalsets.SPLITS}
+            for task in ("domain", "catchline", "function", "topic", "substantive")}
+
+
+@pytest.mark.parametrize("batch_rows", [97, 100_000])
+def test_selection_matches_the_rules_row_by_row(batch_rows: int, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """derive() works a batch at a time and offers a pool only the sections it can keep; what it selects is what
+    the rules give one section at a time: from the shards or a table, with or without released labels (in the
+    sections' order or not), with small caps, in many batches or one."""
+    monkeypatch.setattr(evalsets, "BATCH_ROWS", batch_rows)
+    monkeypatch.setattr(evalsets, "CAPS", {"train": 60, "validation": 25, "test": 40})
+    monkeypatch.setattr(evalsets, "LABEL_CAPS", {"train": 30, "validation": 10, "test": 20})
+    rng = random.Random(7)
+    ids = [f"town-{k}" for k in range(12)]
+    rows = [{"section_id": f"{jid}:{i}", "jurisdiction_id": jid, "state": "GA", "number": str(i),
+             "heading": rng.choice(HEADINGS), "text": "word " * rng.choice([3, 20, 200]), "path": rng.choice(PATHS),
+             "history": [], "cross_references": [], "status": rng.choice(["active"] * 5 + ["repealed"]),
+             "order": i, "source_file": "code.txt", "format": "text"}
+            for jid in ids for i in range(rng.randrange(40, 160))]
+    table = pa.Table.from_pylist(rows, schema=SECTIONS)
+    shards = []
+    for k, start in enumerate(range(0, len(rows), 500)):
+        shards.append(tmp_path / f"s{k}.parquet")
+        pq.write_table(table.slice(start, 500), shards[-1])
+    source = pa.table({"section_id": table["section_id"],
+                       "function": [rng.choice([*FUNCTIONS, None, "Bogus"]) for _ in rows],
+                       "topic": [rng.choice([*TOPICS, None]) for _ in rows],
+                       "is_substantive": [rng.choice([True, False, None]) for _ in rows]})
+    released = v1.released_labels(source)
+    by_id = {r["section_id"]: {"function": r["function"], "topic": r["topic"], "substantive": r["substantive"]}
+             for r in released.to_pylist()}
+    assert evalsets.derive(shards, ids) == rule_by_rule(rows, ids, {})
+    expected = rule_by_rule(rows, ids, by_id)
+    assert expected["function"]["train"] and expected["catchline"]["test"] and expected["domain"]["validation"]
+    assert evalsets.derive(table, ids, released) == expected
+    assert evalsets.derive(shards, ids, released.take(list(reversed(range(len(rows)))))) == expected

@@ -156,6 +156,8 @@ def test_round_trip_locus_v1_gives_back_the_same_rows(built: Path) -> None:
     assert len(runs) == len(set(runs)) == 4
     full = [(r["jurisdiction_geoid"], r["document_id"], r["section_index"]) for r in back if r["document_id"]]
     assert full == sorted(full, key=lambda t: (runs.index(t[0]), t[1], t[2]))
+    # written beside the sections, it is what locus_v1_table reads back from the built folder
+    assert pa.Table.from_pylist(back, schema=v1.V1_SCHEMA).equals(v1.locus_v1_table(built / "locus"))
     # the configs agree with it
     sections = read(built / "locus", "sections")
     assert [s["text"] for s in sections] == [r["content"] for r in back]
@@ -309,3 +311,26 @@ def test_bad_locus_v1_folder_and_both_sources_are_clear_errors(tmp_path: Path, d
         locus.build(raw=tmp_path, from_locus_v1=download, out=tmp_path / "out")
     result = run("build", "tar", "--from-locus-v1", str(download), cwd=tmp_path)
     assert result.returncode == 2 and "--from-locus-v1 applies to locus" in result.stderr
+
+
+def test_section_ids_of_repeated_and_missing_keys(tmp_path: Path) -> None:
+    """``<document_id>:<section_index>`` in output order, ``<jurisdiction_id>:<k>`` where either is missing, ``~k``
+    for the k-th repeat within a jurisdiction: repeats split across files, an empty document_id sorting with the
+    missing ones, a document_id equal to the jurisdiction's id (whose ids can meet the made-up ones)."""
+    def row(doc: str | None, index: int | None, who: tuple, k: int) -> dict:
+        return {**full_row(doc, index, *who, f"Sec. {k}. - Dogs", k), "document_id": doc}
+
+    first = [row("d", 1, ADAIRSVILLE, 0), row(None, 5, ADAIRSVILLE, 1), row("", 1, ADAIRSVILLE, 2),
+             row("1300564", 0, ADAIRSVILLE, 3), row("d", 1, BARTOW, 4), row("d", 2, BARTOW, 5)]
+    second = [row("d", 1, ADAIRSVILLE, 6), row("", None, ADAIRSVILLE, 7), row("1300564", 2, ADAIRSVILLE, 8),
+              row("d", 1, BARTOW, 9), row("d", 1, BARTOW, 10)]
+    (tmp_path / "in").mkdir()
+    for name, rows in (("a", first), ("b", second)):
+        pq.write_table(pa.Table.from_pylist(rows, schema=v1.V1_SCHEMA), tmp_path / "in" / f"{name}.parquet")
+    locus.build(from_locus_v1=tmp_path / "in", out=tmp_path / "locus")
+    ids = {r["text"]: r["section_id"] for r in read(tmp_path / "locus", "sections")}
+    ids = [ids[f"{TEXT}({k})"] for k in range(11)]
+    # Adairsville (1300564), in output order: ("", 1) k2, (None, 5) k1, ("", None) k7, ("1300564", 0) k3,
+    # ("1300564", 2) k8, ("d", 1) k0 and k6; the made-up id of k7 (its position, 2) meets k8's
+    assert ids[:4] + ids[6:9] == ["d:1", "1300564:1", ":1", "1300564:0", "d:1~2", "1300564:2", "1300564:2~2"]
+    assert ids[4:6] + ids[9:] == ["d:1", "d:2", "d:1~2", "d:1~3"]  # Bartow County (13015)

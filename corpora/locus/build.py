@@ -111,13 +111,14 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     ]}
     specs["sections"].default = True
     ingested = v1_input is not None
+    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA)
     jurisdiction_rows, released = _write_sections(out, specs, jurisdictions, results, all_files, errors, report,
-                                                  v1_input, progress)
-    del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
+                                                  v1_input, v1_writer, progress)
     _count_files(root, all_files, errors, inputs, report, ingested)
 
     sets = _write_evalsets(out, specs, [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]],
-                           released, gold_rows)
+                           released, gold_rows, v1_input.sections if ingested else None)
+    del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
     if gold is not None:
         inputs[f"gold/{goldset.GOLD_FILE}"] = hubfolder.sha256_file(Path(gold) / goldset.GOLD_FILE)
 
@@ -136,9 +137,9 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         specs[name] = hubfolder.ConfigSpec(name, schema, desc)
         hubfolder.write_table(out, specs[name], rows)
     specs["locus_v1"] = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
-    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA)
-    for batch in v1.locus_v1_batches(out):  # streamed: memory does not grow with the corpus
-        v1_writer.write_batch(batch)
+    if not ingested:  # an ingest wrote its rows beside the sections; from raw codes they come from the configs
+        for batch in v1.locus_v1_batches(out):  # streamed: memory does not grow with the corpus
+            v1_writer.write_batch(batch)
     specs["locus_v1"].shards["train"] = v1_writer.close()
 
     configs = list(specs.values())
@@ -160,13 +161,15 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
 
 def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterator, all_files: list[FileReport],
                     errors: list[dict], report: BuildReport, v1_input: v1_ingest.V1Source | None,
-                    progress: Callable[[int, int], None] | None) -> tuple[list[dict], dict[str, dict]]:
-    """Stream every jurisdiction's sections (and LOCUS-v1 source rows) into their shards; return the
-    jurisdiction rows and, for an ingest, the released labels by section_id."""
+                    v1_writer: hubfolder.SplitWriter,
+                    progress: Callable[[int, int], None] | None) -> tuple[list[dict], pa.Table | None]:
+    """Stream every jurisdiction's sections (and, for an ingest, its v1_source and locus_v1 rows) into their
+    shards; return the jurisdiction rows and, for an ingest, the released labels by section_id
+    (``v1.released_labels``)."""
     sections_writer = hubfolder.SplitWriter(out, "sections", SECTIONS)
     source_writer = hubfolder.SplitWriter(out, "v1_source", V1_SOURCE) if v1_input else None
     jurisdiction_rows: list[dict] = []
-    released: dict[str, dict] = {}
+    released: list[pa.Table] = []  # the v1_source rows, whose labels the evaluation sets use
     by_id = {j.jurisdiction_id: j for j in jurisdictions}
     for i, (result, source_rows) in enumerate(results, start=1):
         j = by_id[result.jurisdiction_id]
@@ -174,8 +177,8 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         sections_writer.write_batch(batch)
         if source_writer is not None:
             source_writer.write_batch(source_rows)
-            labels = source_rows.select(["section_id", "function", "topic", "is_substantive"]).to_pylist()
-            released.update({r["section_id"]: v1.released_labels(r) for r in labels})
+            v1_writer.write_batch(v1.ingested_rows(batch, source_rows, j.name))
+            released.append(source_rows)
         all_files.extend(result.files)
         errors.extend(result.record_errors)
         chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
@@ -195,7 +198,7 @@ def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterat
         specs["v1_source"] = hubfolder.ConfigSpec(
             "v1_source", V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
         specs["v1_source"].shards["train"] = source_writer.close()
-    return jurisdiction_rows, released
+    return jurisdiction_rows, v1.released_labels(pa.concat_tables(released)) if released else None
 
 
 def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], inputs: dict[str, str],
@@ -224,10 +227,12 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
 
-def _write_evalsets(out: Path, specs: dict, built: list[str], released: dict[str, dict],
-                    gold_rows: list[dict] | None) -> dict:
-    """Derive, check and write the evaluation configs; return the sets (for the card)."""
-    sets = evalsets.derive([out / s.path for s in specs["sections"].shards["train"]], built, released)
+def _write_evalsets(out: Path, specs: dict, built: list[str], released: pa.Table | None,
+                    gold_rows: list[dict] | None, sections: pa.Table | None = None) -> dict:
+    """Derive, check and write the evaluation configs (from ``sections`` where the build still holds them, else
+    from the shards); return the sets (for the card)."""
+    shards = [out / s.path for s in specs["sections"].shards["train"]]
+    sets = evalsets.derive(sections if sections is not None else shards, built, released)
     if not sets:
         if gold_rows is not None:
             raise BuildError("--gold: the build has too few jurisdictions for evaluation sets "

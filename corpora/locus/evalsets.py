@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .domains import DOMAINS, domain_of_path
-from .labels import weak_function, weak_topic
+from .labels import DOMAIN_TOPIC, weak_function
 from .records import CATCHLINE, DOMAIN, FUNCTIONS, LABEL, SUBSTANTIVE, TOPICS, BuildError
 
 SPLITS = ("train", "validation", "test")
@@ -53,6 +53,10 @@ MAX_TEXT = 2_000  # characters of section text in a domain/catchline prompt
 MAX_LABEL_TEXT = 1_200  # in a function/topic prompt (the gold texts are cut at 2,500)
 MIN_TEXT = 80
 SKIP_HEADINGS = ("reserved", "repealed", "[reserved]", "[repealed]")
+COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
+BATCH_ROWS = 32_768  # sections read at a time
+NO_BOUND = 2**64 - 1
+TOPIC_OF = (pa.array(list(DOMAIN_TOPIC)), pa.array(list(DOMAIN_TOPIC.values())))  # domain -> weak topic
 
 # config -> (schema, description, label column or None, options)
 CONFIGS = {
@@ -97,27 +101,29 @@ def domain_choices(section_id: str, gold: str) -> tuple[list[str], int]:
 
 
 class _Pool:
-    """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count.
-
-    An example is a section row (without its text) and how to make its row (``make(section, *args)``), which is
-    done only for the examples finally taken, once their texts are read (:func:`derive`)."""
+    """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.heaps: dict[str | None, list[tuple[int, str, dict, Callable[..., dict], tuple]]] = defaultdict(list)
+        self.heaps: dict[str | None, list[tuple[int, str, dict]]] = defaultdict(list)
         self.counts: Counter[str | None] = Counter()
 
-    def offer(self, label: str | None, key: int, section: dict, make: Callable[..., dict], *args: object) -> None:
-        """Count ``label``; keep the example if its hash ``key`` is among the label's ``cap`` smallest."""
-        self.counts[label] += 1
-        heap, item = self.heaps[label], (-key, section["section_id"])  # max-heap
-        if len(heap) < self.cap:
-            heapq.heappush(heap, (*item, section, make, args))
-        elif item > heap[0][:2]:
-            heapq.heapreplace(heap, (*item, section, make, args))
+    def bound(self, label: str | None) -> int:
+        """The largest hash a row of ``label`` can be kept with: the largest kept one once ``cap`` are kept."""
+        heap = self.heaps.get(label)
+        return -heap[0][0] if heap is not None and len(heap) >= self.cap else NO_BOUND
 
-    def take(self) -> list[tuple[dict, Callable[..., dict], tuple]]:
-        """Up to ``cap`` examples, each label's share in proportion to its count (largest remainder)."""
+    def offer(self, label: str | None, key: int, section_id: str, make: Callable[..., dict], *args: object) -> None:
+        """Keep the row (``make(*args)``, built only when kept) if its hash ``key`` is among the label's ``cap``
+        smallest. Rows are counted apart (``counts``), offered or not."""
+        heap, item = self.heaps[label], (-key, section_id)  # max-heap
+        if len(heap) < self.cap:
+            heapq.heappush(heap, (*item, make(*args)))
+        elif item > heap[0][:2]:
+            heapq.heapreplace(heap, (*item, make(*args)))
+
+    def take(self) -> list[dict]:
+        """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
         total = sum(self.counts.values())
         if total <= self.cap:
             quota = dict(self.counts)
@@ -127,108 +133,185 @@ class _Pool:
             spare = self.cap - sum(quota.values())
             for label in sorted(exact, key=lambda k: (-(exact[k] - quota[k]), str(k)))[:spare]:
                 quota[label] += 1
-        kept = [item for label, heap in self.heaps.items()
-                for item in sorted(heap, key=lambda t: t[:2], reverse=True)[:quota[label]]]
-        return [(section, make, args) for _, _, section, make, args in sorted(kept, key=lambda t: (-t[0], t[1]))]
+        kept = [item for label, heap in self.heaps.items() for item in sorted(heap, reverse=True)[:quota[label]]]
+        return [row for _, _, row in sorted(kept, key=lambda t: (-t[0], t[1]))]
 
 
-_COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "path"]
+def _batches(sections: list[Path] | pa.Table) -> Iterator[pa.Table]:
+    if isinstance(sections, pa.Table):
+        for batch in sections.select(COLUMNS).to_batches(max_chunksize=BATCH_ROWS):
+            yield pa.Table.from_batches([batch])
+        return
+    for shard in sections:
+        for batch in pq.ParquetFile(shard).iter_batches(batch_size=BATCH_ROWS, columns=COLUMNS):
+            yield pa.Table.from_batches([batch])
 
 
-def _candidates(shards: list[Path], jurisdiction_ids: list[str]) -> Iterator[dict]:
-    """The sections that can be examples (in ``jurisdiction_ids``, active, at least :data:`MIN_TEXT` characters
-    of text), filtered in Arrow and read without their text: ``at`` says where the text is (shard, row)."""
-    wanted = pa.array(jurisdiction_ids, pa.string())
-    for n, shard in enumerate(shards):
-        offset = 0
-        for batch in pq.ParquetFile(shard).iter_batches(batch_size=8_192, columns=[*_COLUMNS, "status", "text"]):
-            usable = pc.and_(pc.and_(pc.equal(batch["status"], "active"),
-                                     pc.greater_equal(pc.utf8_length(batch["text"]), MIN_TEXT)),
-                             pc.is_in(batch["jurisdiction_id"], value_set=wanted))
-            rows = np.flatnonzero(pc.fill_null(usable, False).to_numpy(zero_copy_only=False))
-            for i, section in zip(rows.tolist(), batch.select(_COLUMNS).take(rows).to_pylist(), strict=True):
-                section["at"] = (n, offset + i)
-                yield section
-            offset += batch.num_rows
+def _keys(section_ids: pa.ChunkedArray) -> np.ndarray:
+    """:func:`_hash` of every section id, as uint64."""
+    sha256 = hashlib.sha256
+    digests = b"".join([sha256(s).digest() for s in section_ids.cast(pa.binary()).to_pylist()])
+    return np.frombuffer(digests, ">u8")[::4].astype(np.uint64)  # the first 8 of each digest's 32 bytes
 
 
-def _with_texts(shards: list[Path], sections: list[dict]) -> None:
-    """Give each section its ``text``, reading only the row groups that hold them."""
-    wanted: dict[int, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))  # shard -> row -> sections
-    for section in sections:
-        n, row = section["at"]
-        wanted[n][row].append(section)
-    for n, rows in wanted.items():
-        file = pq.ParquetFile(shards[n])
-        start = 0
-        for group in range(file.metadata.num_row_groups):
-            size = file.metadata.row_group(group).num_rows
-            inside = sorted(r for r in rows if start <= r < start + size)
-            if inside:
-                texts = file.read_row_group(group, columns=["text"])["text"]
-                for r, text in zip(inside, texts.take(pa.array([r - start for r in inside])).to_pylist(),
-                                   strict=True):
-                    for section in rows[r]:
-                        section["text"] = text
-            start += size
+def _catchline(heading: str) -> str | None:
+    """A heading as a catchline (without trailing periods); None when empty, reserved/repealed or too long."""
+    heading = heading.strip().rstrip(".")
+    return heading if heading and heading.lower() not in SKIP_HEADINGS and len(heading) <= 200 else None
 
 
-def _domain_row(s: dict, base: dict, domain: str) -> dict:
-    choices, label = domain_choices(s["section_id"], domain)
-    return {**base, "heading": s["heading"], "text": s["text"][:MAX_TEXT], "domain": domain, "choices": choices,
-            "label": label}
+def _has_catchline(headings: pa.ChunkedArray) -> np.ndarray:
+    """Whether :func:`_catchline` keeps each heading. Arrow settles the plain ones: at most 200 characters, an
+    ASCII letter or digit (which stripping keeps) and no skip word in any case; Python the others."""
+    plain = pc.and_(pc.and_(pc.less_equal(pc.utf8_length(headings), 200),
+                            pc.match_substring_regex(headings, "[A-Za-z0-9]")),
+                    pc.invert(pc.match_substring_regex(headings, "reserved|repealed", ignore_case=True)))
+    ok = pc.fill_null(plain, False).to_numpy(zero_copy_only=False).copy()
+    rest = np.flatnonzero(~ok)
+    if len(rest):
+        ok[rest] = [_catchline(h) is not None for h in headings.take(rest).to_pylist()]
+    return ok
 
 
-def _catchline_row(s: dict, base: dict, heading: str) -> dict:
-    return {**base, "text": s["text"][:MAX_TEXT], "heading": heading}
+def _domains(paths: pa.ChunkedArray, seen: dict[tuple[str, ...], str | None]) -> pa.Array:
+    """:func:`domain_of_path` of every path (null for an empty one), once per distinct path (``seen``)."""
+    nonempty = pc.fill_null(pc.greater(pc.list_value_length(paths), 0), False).combine_chunks()
+    found = []
+    for path in paths.filter(nonempty).to_pylist():
+        key = tuple(path)
+        if key not in seen:
+            seen[key] = domain_of_path(path)
+        found.append(seen[key])
+    return pc.replace_with_mask(pa.nulls(len(paths), pa.string()), nonempty, pa.array(found, pa.string()))
 
 
-def _labelled(row: dict, task: str, label: str | bool, source: str) -> dict:
+def _weak_functions(headings: pa.ChunkedArray, needed: pa.ChunkedArray) -> pa.Array:
+    """:func:`weak_function` of the headings where ``needed`` (null elsewhere), once per distinct heading."""
+    needed = pc.fill_null(needed, False).combine_chunks()
+    encoded = headings.filter(needed).combine_chunks().dictionary_encode()
+    functions = pa.array([weak_function(h) for h in encoded.dictionary.to_pylist()], pa.string())
+    return pc.replace_with_mask(pa.nulls(len(headings), pa.string()), needed, functions.take(encoded.indices))
+
+
+def _released(released: pa.Table | None, section_ids: pa.ChunkedArray, offset: int) -> pa.Table:
+    """The released labels of these sections (null where none), by section_id; rows at the same position
+    (``offset`` on) are taken without a lookup."""
+    n = len(section_ids)
+    if released is None:
+        return pa.table({"function": pa.nulls(n, pa.string()), "topic": pa.nulls(n, pa.string()),
+                         "substantive": pa.nulls(n, pa.bool_())})
+    same = released.slice(offset, n)
+    if same.num_rows == n and same["section_id"].equals(section_ids):
+        return same
+    return released.take(pc.index_in(section_ids, value_set=released["section_id"].combine_chunks()))
+
+
+def _labels(rows: pa.Table, released: pa.Table, seen_paths: dict) -> dict[str, tuple[list, np.ndarray, np.ndarray]]:
+    """task -> (its labels, each row's label index or -1 when the row is not offered, whether the label is the
+    released one). Released labels replace the weak ones where given."""
+    domain = _domains(rows["path"], seen_paths)
+    given = {"function": released["function"], "topic": released["topic"],
+             "substantive": pc.if_else(released["substantive"], SUBSTANTIVE[1], SUBSTANTIVE[0])}
+    weak_f = _weak_functions(rows["heading"], pc.or_(pc.is_null(given["function"]), pc.is_null(given["substantive"])))
+    weak = {"function": weak_f, "topic": TOPIC_OF[1].take(pc.index_in(domain, value_set=TOPIC_OF[0])),
+            "substantive": pc.if_else(pc.equal(weak_f, "Context"), SUBSTANTIVE[0], SUBSTANTIVE[1])}
+    catchline = _has_catchline(rows["heading"])
+    out = {"domain": (*_encode(domain), np.zeros(len(domain), bool)),
+           "catchline": ([None], np.where(catchline, 0, -1), np.zeros(len(catchline), bool))}
+    for task in ("function", "topic", "substantive"):
+        out[task] = (*_encode(pc.coalesce(given[task], weak[task])),
+                     pc.is_valid(given[task]).to_numpy(zero_copy_only=False))
+    return out
+
+
+def _encode(labels: pa.Array | pa.ChunkedArray) -> tuple[list, np.ndarray]:
+    """(distinct labels, each row's index among them or -1 for null)."""
+    encoded = pc.dictionary_encode(labels)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return encoded.dictionary.to_pylist(), pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+
+
+def _example(task: str, s: dict, label: str | None, released: bool) -> dict:
+    """The example of section ``s`` for ``task``, with its label."""
+    base = {"section_id": s["section_id"], "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
+    if task == "domain":
+        choices, index = domain_choices(s["section_id"], label)
+        return {**base, "heading": s["heading"], "text": s["text"][:MAX_TEXT], "domain": label, "choices": choices,
+                "label": index}
+    if task == "catchline":
+        return {**base, "text": s["text"][:MAX_TEXT], "heading": _catchline(s["heading"])}
+    value = label == SUBSTANTIVE[1] if task == "substantive" else label
+    return _labelled(task, s, value, "released" if released else "weak")
+
+
+def _labelled(task: str, row: dict, label: str | bool, source: str) -> dict:
     answer = SUBSTANTIVE[int(label)] if task == "substantive" else str(label)
     return {"section_id": row["section_id"], "jurisdiction_id": row["jurisdiction_id"], "number": row["number"],
             "text": row["text"][:MAX_LABEL_TEXT], "answer": answer, "label": OPTIONS[task].index(answer),
             "label_source": source}
 
 
-def derive(shards: list[Path], jurisdiction_ids: list[str],
-           released: dict[str, dict] | None = None) -> dict[str, dict[str, list[dict]]]:
-    """{config: {split: rows}} for ``domain``, ``catchline``, ``function``, ``topic`` and the weak
-    ``substantive`` pool (the ``substantive_gold`` few-shot split), from the sections shards.
+def _offer(pools: dict[tuple[str, str], _Pool], batch: pa.Table, kept: np.ndarray, split: np.ndarray,
+           keys: np.ndarray, labels: dict[str, tuple[list, np.ndarray, np.ndarray]]) -> None:
+    """Count every row (``batch[kept]``) in its split's pool of each task; offer the rows whose hash is within
+    their label's bound (the only ones that can be kept), as Python values."""
+    offers = []
+    for task, (values, index, _) in labels.items():
+        for code, name in enumerate(SPLITS):
+            pool = pools[(task, name)]
+            in_split = np.flatnonzero((split == code) & (index >= 0))
+            for k, value in enumerate(values):
+                at = in_split[index[in_split] == k]
+                if not len(at):
+                    continue
+                pool.counts[value] += len(at)
+                bound = pool.bound(value)
+                if len(at) > pool.cap:  # no more than the batch's cap smallest can be kept
+                    bound = min(bound, int(np.partition(keys[at], pool.cap - 1)[pool.cap - 1]))
+                offers += [(pool, task, i) for i in at[keys[at] <= np.uint64(bound)].tolist()]
+    chosen = sorted({i for _, _, i in offers})
+    sections = dict(zip(chosen, batch.take(kept[chosen]).to_pylist(), strict=True))
+    for pool, task, i in offers:
+        values, index, released = labels[task]
+        s, label = sections[i], values[index[i]]
+        pool.offer(label, int(keys[i]), s["section_id"], _example, task, s, label, bool(released[i]))
 
-    ``released``: section_id -> LOCUS-v1's released ``function``/``topic``/``substantive`` labels, which
-    replace the weak ones where given. Texts are read only for the examples kept.
+
+def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
+           released: pa.Table | None = None) -> dict[str, dict[str, list[dict]]]:
+    """{config: {split: rows}} for ``domain``, ``catchline``, ``function``, ``topic`` and the weak
+    ``substantive`` pool (the ``substantive_gold`` few-shot split), from the sections shards (or the sections
+    table itself, where the build still holds it).
+
+    ``released``: LOCUS-v1's released labels by ``section_id`` (columns ``function``, ``topic``,
+    ``substantive``; null where not given; rows best in the order of the sections), which replace the weak
+    ones where given.
+
+    Column by column, a batch at a time: a section's own values become Python objects only when it is offered
+    to a pool whose bound its hash is within.
     """
     splits = jurisdiction_splits(jurisdiction_ids)
     if not splits:
         return {}
-    released = released or {}
     tasks = ("domain", "catchline", "function", "topic", "substantive")
     pools = {(task, split): _Pool((CAPS if task in ("domain", "catchline") else LABEL_CAPS)[split])
              for task in tasks for split in SPLITS}
-    for s in _candidates(shards, list(splits)):
-        split = splits[s["jurisdiction_id"]]
-        sid = s["section_id"]
-        key = _hash(sid)  # once per section, for every pool it is offered to
-        base = {"section_id": sid, "jurisdiction_id": s["jurisdiction_id"], "number": s["number"]}
-        domain = domain_of_path(s["path"])
-        if domain:
-            pools[("domain", split)].offer(domain, key, s, _domain_row, base, domain)
-        heading = s["heading"].strip().rstrip(".")
-        if heading and heading.lower() not in SKIP_HEADINGS and len(heading) <= 200:
-            pools[("catchline", split)].offer(None, key, s, _catchline_row, base, heading)
-        given = {k: v for k, v in released.get(sid, {}).items() if v is not None}
-        function = weak_function(s["heading"]) if not {"function", "substantive"} <= given.keys() else None
-        weak = {"function": function, "topic": weak_topic(s["path"]) if "topic" not in given else None,
-                "substantive": None if function is None else function != "Context"}  # = weak_substantive
-        for task in ("function", "topic", "substantive"):
-            label, source = (given[task], "released") if task in given else (weak[task], "weak")
-            if label is not None:
-                answer = SUBSTANTIVE[int(label)] if task == "substantive" else str(label)
-                pools[(task, split)].offer(answer, key, s, _labelled, task, label, source)
-    taken = {name: pool.take() for name, pool in pools.items()}
-    _with_texts(shards, [s for examples in taken.values() for s, _, _ in examples])
-    return {task: {split: [make(s, *args) for s, make, args in taken[(task, split)]] for split in SPLITS}
-            for task in tasks}
+    ids = pa.array(list(splits), pa.string())
+    split_of = np.array([SPLITS.index(split) for split in splits.values()])
+    seen_paths: dict[tuple[str, ...], str | None] = {}
+    offset = 0
+    for batch in _batches(sections):
+        given = _released(released, batch["section_id"], offset)
+        offset += batch.num_rows
+        at = pc.index_in(batch["jurisdiction_id"], value_set=ids)
+        keep = pc.fill_null(pc.and_(pc.and_(pc.is_valid(at), pc.equal(batch["status"], "active")),
+                                    pc.greater_equal(pc.utf8_length(batch["text"]), MIN_TEXT)), False)
+        rows = batch.drop_columns(["text"]).filter(keep)  # the text is not copied: it is taken where kept
+        kept = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
+        _offer(pools, batch, kept, split_of[at.filter(keep).to_numpy(zero_copy_only=False)],
+               _keys(rows["section_id"]), _labels(rows, given.filter(keep), seen_paths))
+    return {task: {split: pools[(task, split)].take() for split in SPLITS} for task in tasks}
 
 
 def gold_sets(gold: list[dict], sets: dict[str, dict[str, list[dict]]]) -> dict[str, dict[str, list[dict]]]:
@@ -239,11 +322,11 @@ def gold_sets(gold: list[dict], sets: dict[str, dict[str, list[dict]]]) -> dict[
         for r in gold:
             row = {**r, "section_id": r["gid"]}
             if task == "function":
-                test.append(_labelled(row, task, r["function_majority"], "gold"))
+                test.append(_labelled(task, row, r["function_majority"], "gold"))
             elif task == "topic" and r["is_substantive"] and r["topic_majority"]:
-                test.append(_labelled(row, task, r["topic_majority"], "gold"))
+                test.append(_labelled(task, row, r["topic_majority"], "gold"))
             elif task == "substantive":
-                test.append(_labelled(row, task, bool(r["is_substantive"]), "gold"))
+                test.append(_labelled(task, row, bool(r["is_substantive"]), "gold"))
         out[f"{task}_gold"] = {"train": sets.get(task, {}).get("train", []), "test": test}
     return out
 

@@ -114,8 +114,21 @@ def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[p
                 columns.update({c: _aligned(scores, sections, c, offset)
                                 for c in scores.column_names if c != "section_id"})
             offset += n
-            yield pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
-                                              for f in V1_SCHEMA], schema=V1_SCHEMA)
+            yield _batch(columns)
+
+
+def ingested_rows(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name: str) -> pa.Table:
+    """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made beside its sections (no copy): what
+    :func:`locus_v1_batches` reads back for them (identity and labels from ``v1_source``, as they came)."""
+    columns = {"state": sections["state"], "jurisdiction_name": pa.repeat(jurisdiction_name, sections.num_rows),
+               "header": sections["heading"], "content": sections["text"],
+               **{c: source[c] for c in IDENTITY + LABELS}}
+    return pa.Table.from_arrays([columns[f.name] for f in V1_SCHEMA], schema=V1_SCHEMA)
+
+
+def _batch(columns: dict[str, pa.Array | pa.ChunkedArray]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
+                                       for f in V1_SCHEMA], schema=V1_SCHEMA)
 
 
 def _aligned(table: pa.Table, sections: pa.Table, column: str, offset: int) -> pa.ChunkedArray:
@@ -170,9 +183,11 @@ def _check_scores(scores: pa.Table) -> pa.Table:
         raise V1Error(f"scores: cannot cast to the LOCUS-v1 types: {exc}") from None
 
 
-def released_labels(source_row: dict) -> dict[str, str | bool | None]:
-    """LOCUS-v1's released function/topic/substantive labels of one ``v1_source`` row (None when absent or
-    outside the codebook's label sets)."""
-    return {"function": source_row["function"] if source_row["function"] in FUNCTIONS else None,
-            "topic": source_row["topic"] if source_row["topic"] in TOPICS else None,
-            "substantive": source_row["is_substantive"]}
+def released_labels(source: pa.Table) -> pa.Table:
+    """LOCUS-v1's released labels of ``v1_source`` rows: ``section_id``, ``function``, ``topic`` and
+    ``substantive`` (null when absent or outside the codebook's label sets)."""
+    function, topic = source["function"], source["topic"]
+    return pa.table({"section_id": source["section_id"],
+                     "function": pc.if_else(pc.is_in(function, pa.array(FUNCTIONS)), function, None),
+                     "topic": pc.if_else(pc.is_in(topic, pa.array(TOPICS)), topic, None),
+                     "substantive": source["is_substantive"]})

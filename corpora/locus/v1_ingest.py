@@ -8,6 +8,7 @@ columns of each row for the ``v1_source`` config.
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 import addfips
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -54,35 +56,84 @@ class V1Source:
     n_files: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> files its rows came from
 
     def results(self) -> Iterator[tuple[CodeResult, pa.Table]]:
-        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction, built column by
-        column from the Arrow table (no per-row dicts: the text columns are never turned into Python objects)."""
-        names = pa.array(self.file_names, STR)
+        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction. The columns are made
+        for the whole download at once, with Arrow (the text never becomes Python objects), then sliced."""
+        sections, source = self.tables
         start = 0
         for j in self.jurisdictions:
-            part = self.table.slice(start, self.n_rows[j.jurisdiction_id])
-            start += part.num_rows
-            n = part.num_rows
-            ids, seen = [], defaultdict(int)
-            for k, (doc, index) in enumerate(zip(part["document_id"].to_pylist(), part["section_index"].to_pylist(),
-                                                 strict=True)):
-                key = f"{doc}:{index}" if doc is not None and index is not None else f"{j.jurisdiction_id}:{k}"
-                seen[key] += 1
-                ids.append(key if seen[key] == 1 else f"{key}~{seen[key]}")
-            position = pa.array([str(k) for k in range(n)], STR)
-            fallback = pc.if_else(pc.is_null(part["section_index"]), position, pc.cast(part["section_index"], STR))
-            found = pc.struct_field(pc.extract_regex(part["header"], NUMBER.pattern), [0])
-            section_id = pa.array(ids, STR)
-            batch = pa.table({
-                "section_id": section_id, "jurisdiction_id": pa.repeat(j.jurisdiction_id, n).cast(STR),
-                "state": pa.repeat(j.state, n).cast(STR), "number": pc.coalesce(found, fallback),
-                "heading": pc.fill_null(part["header"], ""), "text": pc.fill_null(part["content"], ""),
-                **{c: pa.array([[]] * n, LIST) for c in ("path", "history", "cross_references")},
-                "status": pa.repeat("active", n).cast(STR), "order": pa.array(range(n), INT),
-                "source_file": pc.take(names, part["_file"]), "format": pa.repeat(FORMAT, n).cast(STR),
-            }, schema=SECTIONS)
-            source = part.select(list(IDENTITY + LABELS)).add_column(0, "section_id", section_id)
-            columns = [c.combine_chunks() for c in batch.columns]
-            yield CodeResult(j.jurisdiction_id, pa.RecordBatch.from_arrays(columns, schema=SECTIONS), [], []), source
+            n = self.n_rows[j.jurisdiction_id]
+            batches = sections.slice(start, n).to_batches()  # one, but where the slice spans two files
+            batch = batches[0] if len(batches) == 1 else pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
+            yield CodeResult(j.jurisdiction_id, batch, [], []), source.slice(start, n)
+            start += n
+
+    @property
+    def sections(self) -> pa.Table:
+        """The sections of every row, in output order."""
+        return self.tables[0]
+
+    @functools.cached_property
+    def tables(self) -> tuple[pa.Table, pa.Table]:
+        """The sections and v1_source tables of every row, in output order."""
+        table, n = self.table, self.table.num_rows
+        sizes = np.array([self.n_rows[j.jurisdiction_id] for j in self.jurisdictions], dtype=np.int64)
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)  # each row's jurisdiction's first row
+        position = pa.array(np.arange(n, dtype=np.int64) - first)  # within its jurisdiction
+        index = table["section_index"]
+        fallback = pc.if_else(pc.is_null(index), pc.cast(position, STR), pc.cast(index, STR))
+        found = pc.struct_field(pc.extract_regex(table["header"], NUMBER.pattern), [0])
+        section_id = self._section_ids(position)
+        states = pa.array([j.state for j in self.jurisdictions], STR)
+        no_lists = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), pa.array([], STR))
+        sections = pa.table({
+            "section_id": section_id, "jurisdiction_id": table["_jid"],
+            "state": states.take(pa.array(np.repeat(np.arange(len(sizes)), sizes))),
+            "number": pc.coalesce(found, fallback),
+            "heading": pc.fill_null(table["header"], ""), "text": pc.fill_null(table["content"], ""),
+            **{c: no_lists for c in ("path", "history", "cross_references")},
+            "status": pa.repeat("active", n).cast(STR), "order": position,
+            "source_file": pa.array(self.file_names, STR).take(table["_file"]),
+            "format": pa.repeat(FORMAT, n).cast(STR),
+        }, schema=SECTIONS)
+        source = table.select(list(IDENTITY + LABELS)).add_column(0, "section_id", section_id)
+        return sections, source
+
+    def _section_ids(self, position: pa.Array) -> pa.Array:
+        """``<document_id>:<section_index>`` (``<jurisdiction_id>:<k>`` where either is missing), ``~k`` added to
+        the k-th repeat of an id within a jurisdiction."""
+        table = self.table
+        keys = pc.if_else(pc.and_(pc.is_valid(table["document_id"]), pc.is_valid(table["section_index"])),
+                          pc.binary_join_element_wise(table["document_id"], pc.cast(table["section_index"], STR), ":"),
+                          pc.binary_join_element_wise(table["_jid"], pc.cast(position, STR), ":"))
+        repeated = self._repeating(keys)
+        if not repeated:
+            return keys.combine_chunks()
+        ids, start = keys.to_pylist(), 0
+        for j in self.jurisdictions:
+            n = self.n_rows[j.jurisdiction_id]
+            if j.jurisdiction_id in repeated:
+                seen: dict[str, int] = defaultdict(int)
+                for k in range(start, start + n):
+                    key = ids[k]
+                    seen[key] += 1
+                    if seen[key] > 1:
+                        ids[k] = f"{key}~{seen[key]}"
+            start += n
+        return pa.array(ids, STR)
+
+    def _repeating(self, keys: pa.ChunkedArray) -> set[str]:
+        """The jurisdictions in which a key repeats. Rows are sorted by document_id, then section_index, so a
+        repeat comes right after the key it repeats, unless a document_id is empty (missing ones sort with it) or
+        is its jurisdiction's id (``<jurisdiction_id>:<k>`` could match it): then keys are counted."""
+        jid, doc, size = self.table["_jid"], self.table["document_id"], self.table.num_rows
+        if not size:
+            return set()
+        if pc.any(pc.or_(pc.equal(doc, ""), pc.equal(doc, jid))).as_py():
+            counts = pa.table({"j": jid, "k": keys}).group_by(["j", "k"]).aggregate([("k", "count")])
+            return set(counts.filter(pc.greater(counts["k_count"], 1))["j"].to_pylist())
+        again = pc.and_(pc.equal(keys.slice(1), keys.slice(0, size - 1)),
+                        pc.equal(jid.slice(1), jid.slice(0, size - 1)))
+        return set(jid.slice(1).filter(again).unique().to_pylist())
 
 
 NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*(?P<number>[0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")  # RE2-safe
@@ -185,8 +236,8 @@ def read_v1(folder: Path) -> V1Source:
         if unknown:
             errors.append({"source_file": rel, "jurisdiction_id": None, "level": "record",
                            "reason": f"column(s) {', '.join(unknown)} not in the LOCUS-v1 schema: not kept"})
-        tables.append(table.append_column("_file", pa.array([len(names)] * table.num_rows, INT))
-                      .append_column("_row", pa.array(range(table.num_rows), INT)))
+        tables.append(table.append_column("_file", pa.array(np.full(table.num_rows, len(names), np.int64)))
+                      .append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64))))
         names.append(rel)
     if not tables:
         table = V1_SCHEMA.empty_table().append_column("_file", pa.array([], INT)).append_column(
@@ -194,17 +245,25 @@ def read_v1(folder: Path) -> V1Source:
     else:
         table = pa.concat_tables(tables)
 
-    # Jurisdiction identity, once per distinct (geoid, name, state, type) of each file, not per row.
+    # Jurisdiction identity, once per distinct (geoid, name, state, type) of each file, not per row: rows that
+    # repeat the identity of the row before them join its run, and runs are grouped.
     identity = ["jurisdiction_geoid", "jurisdiction_name", "state", "jurisdiction_type"]
-    keys = pa.table({**{c: pc.fill_null(table.column(c), "") for c in identity}, "_file": table.column("_file"),
-                     "_i": pa.array(range(table.num_rows), INT)})
-    groups = keys.group_by([*identity, "_file"], use_threads=False).aggregate([("_i", "min"), ("_i", "count")])
+    keys = pa.table({**{c: pc.fill_null(table.column(c), "") for c in identity}, "_file": table.column("_file")})
+    size = table.num_rows
+    starts = np.zeros(0, np.int64)
+    if size:
+        repeats = np.logical_and.reduce([pc.equal(keys[c].slice(1), keys[c].slice(0, size - 1)).to_numpy()
+                                         for c in keys.column_names])
+        starts = np.flatnonzero(np.concatenate([[True], ~repeats]))
+    lengths = np.diff(np.append(starts, size))
+    runs = keys.take(pa.array(starts)).append_column("_i", pa.array(starts)).append_column("_n", pa.array(lengths))
+    groups = runs.group_by([*identity, "_file"], use_threads=False).aggregate([("_i", "min"), ("_n", "sum")])
     found: dict[str, Jurisdiction] = {}
     n_files: dict[str, set[int]] = defaultdict(set)
     n_rows: dict[str, int] = defaultdict(int)
     group_jids: list[str | None] = []
     for g in groups.to_pylist():
-        first, n = g["_i_min"], g["_i_count"]
+        first, n = g["_i_min"], g["_n_sum"]
         where = f"row {table['_row'][first].as_py()}" if n == 1 else \
             f"{n} rows (first: row {table['_row'][first].as_py()})"
         jid, reason = _identity(g["jurisdiction_geoid"], g["jurisdiction_name"], g["state"],
@@ -232,17 +291,21 @@ def read_v1(folder: Path) -> V1Source:
     # Output order: jurisdiction (natural), document_id, section_index, file, row.
     jurisdictions = sorted(found.values(), key=lambda j: natural_key(j.jurisdiction_id))
     rank = {j.jurisdiction_id: k for k, j in enumerate(jurisdictions)}
-    groups = groups.append_column("_jid", pa.array(group_jids, STR)).append_column(
-        "_rank", pa.array([rank.get(jid, -1) for jid in group_jids], INT))
-    rows = keys.join(groups.select([*identity, "_file", "_jid", "_rank"]), [*identity, "_file"],
-                     use_threads=False).filter(pc.is_valid(pc.field("_jid")))
-    at = rows.column("_i")
+    groups = groups.append_column("_rank", pa.array([rank.get(jid, -1) for jid in group_jids], INT))
+    runs = runs.join(groups.select([*identity, "_file", "_rank"]), [*identity, "_file"],
+                     use_threads=False).sort_by("_i")
+    # each row's jurisdiction (its index in output order), -1 for a skipped row
+    ranks = np.repeat(runs["_rank"].to_numpy(), runs["_n"].to_numpy())
     order = pc.sort_indices(pa.table({
-        "_rank": rows.column("_rank"), "_doc": pc.fill_null(table["document_id"].take(at), ""),
-        "section_index": table["section_index"].take(at), "_i": at,
+        "_rank": np.where(ranks < 0, len(jurisdictions), ranks), "_doc": pc.fill_null(table["document_id"], ""),
+        "section_index": table["section_index"], "_i": np.arange(size, dtype=np.int64),
     }), sort_keys=[("_rank", "ascending"), ("_doc", "ascending"), ("section_index", "ascending", "at_end"),
                    ("_i", "ascending")])
-    table = table.take(at.take(order)).append_column("_jid", rows.column("_jid").take(order))
+    at = order.slice(0, int(np.count_nonzero(ranks >= 0)))  # skipped rows sort last
+    jids = pa.array([j.jurisdiction_id for j in jurisdictions], STR).take(pa.array(ranks).take(at))
+    if len(at) < size or not np.array_equal(at.to_numpy(), np.arange(size)):
+        table = table.take(at)  # not already in output order: the rows are copied
+    table = table.append_column("_jid", jids)
     return V1Source(jurisdictions, reports, errors, table, names, dict(n_rows),
                     {jid: len(f) for jid, f in n_files.items()})
 

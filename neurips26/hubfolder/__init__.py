@@ -11,8 +11,8 @@ Layout (see the README)::
 A build writes into a hidden sibling, ``<out>/.<resource>.partial-<pid>``, renamed into place once complete
 (:mod:`.staging`), so ``<out>/<resource>`` is always a finished build or absent.
 
-Shards are zstd-compressed, cut at a fixed row-group size and a byte budget, and
-carry no timestamps, so rebuilding from the same inputs gives identical bytes.
+Shards are zstd-compressed (a dictionary only where values repeat), cut at a fixed row-group size and a
+byte budget, and carry no timestamps, so rebuilding from the same inputs gives identical bytes.
 """
 
 from __future__ import annotations

@@ -2,12 +2,17 @@
 
 Shards are cut at a fixed row-group size and a byte budget and carry no timestamps, so rebuilding from the
 same inputs gives identical bytes, however the rows were batched on the way in.
+
+Encoding: zstd at level 3 (zstd's own default; level 6 wrote text about 2.5x slower for shards 4-9% smaller,
+``bench/locus_v1.py``). A column is dictionary-encoded when the shard's first row group repeats its values (at
+most one distinct value in two); text, ids and measurements are written plain, where Arrow would build a
+dictionary only to drop it at the page limit. Both depend on the rows only, so the bytes stay deterministic.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +25,7 @@ import pyarrow.parquet as pq
 ROW_GROUP_ROWS = 8_192
 ROW_GROUP_BYTES = 64 * 2**20  # in memory, well under the Hub's ~300 MB guidance
 SHARD_BYTES = 256 * 2**20  # on disk, well under the Hub's ~500 MB guidance
+ZSTD_LEVEL = 3
 
 
 def sha256_file(path: Path) -> str:
@@ -58,7 +64,7 @@ class SplitWriter:
     row_group_rows: int = ROW_GROUP_ROWS
     _batches: list[pa.RecordBatch] = field(default_factory=list)
     _rows: int = 0
-    _bytes: int = 0  # string bytes buffered
+    _bytes: int = 0  # string bytes buffered: a bound (the buffers' size), counted exactly once it reaches the cap
     _pending: list[Mapping[str, Any]] = field(default_factory=list)  # dict rows not yet made a batch
     _writer: pq.ParquetWriter | None = None
     _parts: list[Path] = field(default_factory=list)
@@ -104,9 +110,16 @@ class SplitWriter:
         for b in batch.to_batches() if isinstance(batch, pa.Table) else [batch]:
             self._batches.append(b)
             self._rows += b.num_rows
-            self._bytes += self._string_bytes(b)
+            self._bytes += b.nbytes
+        self._count_bytes()
         while self._rows >= self.row_group_rows or self._bytes >= ROW_GROUP_BYTES:
             self._write_group()
+
+    def _count_bytes(self) -> None:
+        """Count the string bytes buffered exactly where their bound reaches the cap (below it, they are below
+        it too), so that many small batches cost no count each."""
+        if self._bytes >= ROW_GROUP_BYTES:
+            self._bytes = self._string_bytes(pa.Table.from_batches(self._batches, schema=self.schema))
 
     def _string_bytes(self, data: pa.RecordBatch | pa.Table) -> int:
         return sum(pc.sum(pc.binary_length(data.column(n))).as_py() or 0 for n in self._strings)
@@ -126,15 +139,16 @@ class SplitWriter:
             n = int(over[0]) + 1 if len(over) else n
         self._write_table(table.slice(0, n).combine_chunks())
         rest = table.slice(n)
-        self._batches, self._rows = rest.to_batches(), rest.num_rows
-        self._bytes = self._string_bytes(rest)
+        self._batches, self._rows, self._bytes = rest.to_batches(), rest.num_rows, rest.nbytes
+        self._count_bytes()
 
     def _write_table(self, table: pa.Table) -> None:
         if self._writer is None:
             part = self.directory / f".{self.split}-part{len(self._parts):05d}"
             self._parts.append(part)
             self._rows_in_part.append(0)
-            self._writer = pq.ParquetWriter(part, self.schema, compression="zstd", compression_level=6)
+            self._writer = pq.ParquetWriter(part, self.schema, compression="zstd", compression_level=ZSTD_LEVEL,
+                                            use_dictionary=dictionary_columns(table))
         if table.num_rows:  # an empty split is a shard with no row groups: datasets streams it as zero rows
             self._writer.write_table(table, row_group_size=table.num_rows)
         self._rows_in_part[-1] += table.num_rows
@@ -162,6 +176,32 @@ class SplitWriter:
             num_bytes = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
             shards.append(Shard(rel, rows, final.stat().st_size, sha256_file(final), num_bytes))
         return shards
+
+
+def dictionary_columns(table: pa.Table) -> list[str]:
+    """The Parquet columns (leaf paths, ``path.list.element`` for a list) worth a dictionary: those whose values
+    repeat in ``table`` (the first row group of a shard), at most one distinct value in two."""
+    return [path for name in table.column_names for path, values in _leaves(name, table.column(name))
+            if _repeats(values)]
+
+
+def _repeats(values: pa.ChunkedArray) -> bool:
+    try:
+        return 2 * pc.count_distinct(values).as_py() <= len(values)
+    except pa.ArrowNotImplementedError:  # a type Arrow cannot count (null): Arrow's default, a dictionary
+        return True
+
+
+def _leaves(path: str, values: pa.ChunkedArray) -> Iterator[tuple[str, pa.ChunkedArray]]:
+    """(Parquet leaf path, its values) of a column, nested ones included."""
+    dtype = values.type
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype) or pa.types.is_fixed_size_list(dtype):
+        yield from _leaves(f"{path}.list.element", pc.list_flatten(values))
+    elif pa.types.is_struct(dtype):
+        for i, child in enumerate(dtype):
+            yield from _leaves(f"{path}.{child.name}", pc.struct_field(values, [i]))
+    else:
+        yield path, values
 
 
 def column(name: str, dtype: pa.DataType, description: str) -> pa.Field:
