@@ -54,7 +54,7 @@ MAX_LABEL_TEXT = 1_200  # in a function/topic prompt (the gold texts are cut at 
 MIN_TEXT = 80
 SKIP_HEADINGS = ("reserved", "repealed", "[reserved]", "[repealed]")
 COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
-BATCH_ROWS = 32_768  # sections read at a time
+BATCH_ROWS = 8_192  # sections read at a time (a row group: memory stays flat whatever the corpus)
 NO_BOUND = 2**64 - 1
 TOPIC_OF = (pa.array(list(DOMAIN_TOPIC)), pa.array(list(DOMAIN_TOPIC.values())))  # domain -> weak topic
 

@@ -95,7 +95,8 @@ def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[p
         scores = _check_scores(scores)
     offset = 0
     for shard in shards:
-        for batch in pq.ParquetFile(shard).iter_batches(
+        for batch in pq.ParquetFile(shard).iter_batches(  # a row group's worth at a time: bounded memory
+                batch_size=hubfolder.ROW_GROUP_ROWS,
                 columns=["section_id", "jurisdiction_id", "state", "heading", "text", "order"]):
             sections = pa.Table.from_batches([batch])
             n = sections.num_rows
