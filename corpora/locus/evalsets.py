@@ -105,7 +105,7 @@ class _Pool:
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.heaps: dict[str | None, list[tuple[int, str, dict]]] = defaultdict(list)
+        self.heaps: dict[str | None, list[tuple[int, str, Callable[..., dict], tuple]]] = defaultdict(list)
         self.counts: Counter[str | None] = Counter()
 
     def bound(self, label: str | None) -> int:
@@ -114,13 +114,14 @@ class _Pool:
         return -heap[0][0] if heap is not None and len(heap) >= self.cap else NO_BOUND
 
     def offer(self, label: str | None, key: int, section_id: str, make: Callable[..., dict], *args: object) -> None:
-        """Keep the row (``make(*args)``, built only when kept) if its hash ``key`` is among the label's ``cap``
-        smallest. Rows are counted apart (``counts``), offered or not."""
-        heap, item = self.heaps[label], (-key, section_id)  # max-heap
+        """Keep the example if its hash ``key`` is among the label's ``cap`` smallest; its row (``make(*args)``)
+        is built in :meth:`take`, only if it is still kept then. Rows are counted apart (``counts``), offered
+        or not."""
+        heap, item = self.heaps[label], (-key, section_id)  # max-heap; section ids are unique, so ties end here
         if len(heap) < self.cap:
-            heapq.heappush(heap, (*item, make(*args)))
+            heapq.heappush(heap, (*item, make, args))
         elif item > heap[0][:2]:
-            heapq.heapreplace(heap, (*item, make(*args)))
+            heapq.heapreplace(heap, (*item, make, args))
 
     def take(self) -> list[dict]:
         """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
@@ -133,8 +134,9 @@ class _Pool:
             spare = self.cap - sum(quota.values())
             for label in sorted(exact, key=lambda k: (-(exact[k] - quota[k]), str(k)))[:spare]:
                 quota[label] += 1
-        kept = [item for label, heap in self.heaps.items() for item in sorted(heap, reverse=True)[:quota[label]]]
-        return [row for _, _, row in sorted(kept, key=lambda t: (-t[0], t[1]))]
+        kept = [item for label, heap in self.heaps.items()
+                for item in sorted(heap, key=lambda t: t[:2], reverse=True)[:quota[label]]]
+        return [make(*args) for _, _, make, args in sorted(kept, key=lambda t: (-t[0], t[1]))]
 
 
 def _batches(sections: list[Path] | pa.Table) -> Iterator[pa.Table]:
