@@ -56,6 +56,7 @@ SKIP_HEADINGS = ("reserved", "repealed", "[reserved]", "[repealed]")
 COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
 BATCH_ROWS = 8_192  # sections read at a time (a row group: memory stays flat whatever the corpus)
 NO_BOUND = 2**64 - 1
+_PATH_SEP = "\x1f"
 TOPIC_OF = (pa.array(list(DOMAIN_TOPIC)), pa.array(list(DOMAIN_TOPIC.values())))  # domain -> weak topic
 
 # config -> (schema, description, label column or None, options)
@@ -175,16 +176,21 @@ def _has_catchline(headings: pa.ChunkedArray) -> np.ndarray:
     return ok
 
 
-def _domains(paths: pa.ChunkedArray, seen: dict[tuple[str, ...], str | None]) -> pa.Array:
-    """:func:`domain_of_path` of every path (null for an empty one), once per distinct path (``seen``)."""
+def _domains(paths: pa.ChunkedArray, seen: dict[str, str | None]) -> pa.Array:
+    """:func:`domain_of_path` of every path (null for an empty one), once per distinct path (``seen``, keyed by
+    the path's headings joined with a unit separator, which no heading holds)."""
     nonempty = pc.fill_null(pc.greater(pc.list_value_length(paths), 0), False).combine_chunks()
-    found = []
-    for path in paths.filter(nonempty).to_pylist():
-        key = tuple(path)
-        if key not in seen:
-            seen[key] = domain_of_path(path)
-        found.append(seen[key])
-    return pc.replace_with_mask(pa.nulls(len(paths), pa.string()), nonempty, pa.array(found, pa.string()))
+    given = paths.filter(nonempty)
+    if pc.any(pc.match_substring(pc.list_flatten(given), _PATH_SEP)).as_py():  # never from our parsers
+        found = pa.array([domain_of_path(path) for path in given.to_pylist()], pa.string())
+    else:
+        encoded = pc.binary_join(given, _PATH_SEP).combine_chunks().dictionary_encode()
+        keys = encoded.dictionary.to_pylist()
+        for key in keys:
+            if key not in seen:
+                seen[key] = domain_of_path(key.split(_PATH_SEP))
+        found = pa.array([seen[key] for key in keys], pa.string()).take(encoded.indices)
+    return pc.replace_with_mask(pa.nulls(len(paths), pa.string()), nonempty, found)
 
 
 def _weak_functions(headings: pa.ChunkedArray, needed: pa.ChunkedArray) -> pa.Array:
@@ -301,7 +307,7 @@ def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
              for task in tasks for split in SPLITS}
     ids = pa.array(list(splits), pa.string())
     split_of = np.array([SPLITS.index(split) for split in splits.values()])
-    seen_paths: dict[tuple[str, ...], str | None] = {}
+    seen_paths: dict[str, str | None] = {}
     offset = 0
     for batch in _batches(sections):
         given = _released(released, batch["section_id"], offset)
