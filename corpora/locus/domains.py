@@ -14,7 +14,6 @@ is the code's own classification of where the section belongs.
 
 from __future__ import annotations
 
-import functools
 import re
 
 DOMAINS: dict[str, str] = {
@@ -38,21 +37,16 @@ _HEADING_NOISE = re.compile(r"\[\d+\]|footnotes?:.*$", re.IGNORECASE)
 
 def domains_of_heading(heading: str) -> set[str]:
     """Every domain whose keywords occur in ``heading``."""
-    return set(_domains_of_heading(heading))
-
-
-@functools.lru_cache(maxsize=2**16)  # a code's headings repeat over all of its sections
-def _domains_of_heading(heading: str) -> frozenset[str]:
     text = _HEADING_NOISE.sub("", heading)
-    return frozenset(domain for domain, pattern in _PATTERNS.items() if pattern.search(text))
+    return {domain for domain, pattern in _PATTERNS.items() if pattern.search(text)}
 
 
 def domain_of_path(path: list[str]) -> str | None:
     """The section's domain, or None when unlabelled or ambiguous (see module docstring)."""
     for heading in reversed(path):
-        found = _domains_of_heading(heading)
+        found = domains_of_heading(heading)
         if len(found) == 1:
-            return next(iter(found))
+            return found.pop()
         if found:
             return None
     return None
