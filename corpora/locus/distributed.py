@@ -11,11 +11,10 @@ system); only the parsed sections travel back to the driver.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from .raw import parse_code
+from .raw import in_order, parse_code
 from .records import CodeResult, Jurisdiction
 
 ENGINES = ("local", "ray")
@@ -40,17 +39,8 @@ def run(jobs: list[tuple[Path, Jurisdiction]], workers: int, address: str | None
     try:
         task = ray.remote(num_cpus=1, max_retries=2)(_parse)
         window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
-        pending: deque = deque()
-        todo = iter(jobs)
-        for job in todo:
-            pending.append(task.remote(*job))
-            if len(pending) >= window:
-                break
-        while pending:
-            result = ray.get(pending.popleft())
-            if (job := next(todo, None)) is not None:
-                pending.append(task.remote(*job))
-            yield result
+        for handle in in_order(jobs, lambda job: task.remote(*job), window):
+            yield ray.get(handle)
     finally:
         if started:
             ray.shutdown()

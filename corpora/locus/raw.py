@@ -18,8 +18,9 @@ import hashlib
 import itertools
 import multiprocessing
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import addfips
 import pyarrow as pa
@@ -40,6 +41,9 @@ from .records import (
     natural_key,
     read_csv,
 )
+
+T = TypeVar("T")
+H = TypeVar("H")
 
 
 def read_jurisdictions(raw: Path, errors: list[dict]) -> list[Jurisdiction]:
@@ -179,20 +183,26 @@ def unowned_files(raw: Path, jurisdictions: list[Jurisdiction], errors: list[dic
     return unowned
 
 
-def run(jobs: list[tuple[Path, Jurisdiction]], workers: int) -> Iterator[CodeResult]:
-    """Parse the jurisdictions in ``workers`` processes; yield their results in ``jobs`` order.
+def in_order(jobs: Iterable[T], submit: Callable[[T], H], window: int) -> Iterator[H]:
+    """Submit ``jobs`` with at most ``window`` in flight; yield their handles in ``jobs`` order, the next job
+    submitted as each handle is taken. Both engines use it, so a slow consumer (the shard writer) holds a bounded
+    number of parsed codes, whatever the corpus size."""
+    todo = iter(jobs)
+    pending = deque(submit(job) for job in itertools.islice(todo, window))
+    while pending:
+        handle = pending.popleft()
+        if (job := next(todo, None)) is not None:
+            pending.append(submit(job))
+        yield handle
 
-    At most ``2 x workers`` jurisdictions are in flight (as in the Ray engine), so a slow consumer (the shard
-    writer) holds a bounded number of parsed codes, whatever the corpus size."""
+
+def run(jobs: list[tuple[Path, Jurisdiction]], workers: int) -> Iterator[CodeResult]:
+    """Parse the jurisdictions in ``workers`` processes (at most ``2 x workers`` in flight); yield their results
+    in ``jobs`` order."""
     if workers <= 1 or len(jobs) <= 1:
         yield from map(_parse_job, jobs)
         return
     ctx = multiprocessing.get_context("spawn" if multiprocessing.get_start_method() != "fork" else "fork")
     with ctx.Pool(workers) as pool:
-        todo = iter(jobs)
-        pending = deque(pool.apply_async(_parse_job, (job,)) for job in itertools.islice(todo, 2 * workers))
-        while pending:
-            result = pending.popleft().get()
-            if (job := next(todo, None)) is not None:
-                pending.append(pool.apply_async(_parse_job, (job,)))
-            yield result
+        for handle in in_order(jobs, lambda job: pool.apply_async(_parse_job, (job,)), 2 * workers):
+            yield handle.get()
