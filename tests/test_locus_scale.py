@@ -207,7 +207,7 @@ def test_files_not_understood_say_what_they_looked_like(built: tuple[Path, locus
 
 
 def test_word_doc_through_antiword(tmp_path: Path) -> None:
-    if shutil.which("antiword") is None:
+    if not ANTIWORD:
         pytest.skip("Debian's antiword is not installed (scripts/setup installs it as root)")
     path = tmp_path / "code.doc"
     path.write_bytes(fake_doc())

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .base import FORMATS, Folder, FormatError, Section
 from .encodeplus_page import Node, Text, breadcrumbs, document, page_root, preview, read_node, walk
-from .municode import clean_heading
+from .municode import clean_heading, closing_group
 from .tei import RECOVERED
 
 _MARKUP = re.compile(rb"(?:\xef\xbb\xbf)?\s*<")
@@ -165,18 +165,6 @@ def _assemble(nodes: list[Node], prefix: list[str], skipped: list[str]) -> list[
     return sections
 
 
-def _closing_group(line: str) -> int | None:
-    """Index of the ``(`` matching the ``)`` that ends ``line`` (None when it does not end with a group)."""
-    if not line.endswith(")"):
-        return None
-    depth = 0
-    for i in range(len(line) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(line[i], 0)
-        if depth == 0:
-            return i
-    return None
-
-
 def _citation(group: str) -> str | None:
     """What a ``(Ord. No. 5, § 1, 1-1-2020)``-like group cites, or None when it is not a history note."""
     inner = group[1:-1].strip()
@@ -189,7 +177,7 @@ def _section(draft: _Draft) -> Section:
     history: list[str] = []
     references: list[str] = []
     for line in draft.lines:
-        start = _closing_group(line)
+        start = closing_group(line)
         cited = _citation(line[start:]) if start is not None else None
         if cited and start == 0:
             history.append(cited)

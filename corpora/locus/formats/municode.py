@@ -140,7 +140,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
     return None
 
 
-def _closing_group(line: str) -> int | None:
+def closing_group(line: str) -> int | None:
     """Index of the ``(`` that matches the ``)`` ending ``line`` (None when unbalanced or not a group)."""
     if not line.endswith(")"):
         return None
@@ -304,7 +304,7 @@ def _split_run_in_notes(line: str) -> list[str]:
         line, notes = line[: m.start()].rstrip(), line[m.start():]
         starts = [r.start() for r in _CROSS_REF_START.finditer(notes)] + [len(notes)]
         refs = [notes[a:b].strip() for a, b in itertools.pairwise(starts)]
-    start = _closing_group(line)
+    start = closing_group(line)
     if start and _citation(line[start:]):
         return [line[:start].rstrip(), line[start:], *refs]
     return [line, *refs]
@@ -324,14 +324,14 @@ def _section(s: _Open) -> Section:
             continue
         text.extend(lines[done:k])
         line, done = lines[k], k + 1
-        if line.startswith("(") and _closing_group(line) == 0 and (citation := _citation(line)):
+        if line.startswith("(") and closing_group(line) == 0 and (citation := _citation(line)):
             history.append(citation)
         elif _CROSS_REF_START.match(line):
             refs.append(line)
             while not refs[-1].endswith(".") and done < len(lines):  # a wrapped cross-reference goes on until
                 after = lines[done]                                  # a line ends with a period
                 if after.startswith("Editor's note") or _CROSS_REF_START.match(after) or (
-                        after.startswith("(") and _closing_group(after) == 0 and _citation(after)):
+                        after.startswith("(") and closing_group(after) == 0 and _citation(after)):
                     break
                 refs[-1] += " " + after
                 done += 1
