@@ -20,7 +20,7 @@ generator in :mod:`.segdata` renders exact truth at any scale).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import ndimage
@@ -79,24 +79,26 @@ def _both_ways(pred: np.ndarray, truth: np.ndarray, spacing: np.ndarray) -> tupl
     return surface_distances(pred, truth, spacing), surface_distances(truth, pred, spacing)
 
 
-def hd95(pred: np.ndarray, truth: np.ndarray, spacing: float | Sequence[float] | None = None) -> float:
-    """95th percentile of the pooled symmetric surface distances (``medpy``'s definition)."""
+def _pooled_distance(pred: np.ndarray, truth: np.ndarray, spacing: float | Sequence[float] | None,
+                     reduce: Callable[[np.ndarray], float]) -> float:
+    """``reduce`` of both directions' surface distances pooled; 0 for two empty masks, the grid's diagonal when
+    only one is empty."""
     pred, truth = _masks(pred, truth)
     s = as_spacing(spacing, pred.ndim)
     d = _both_ways(pred, truth, s)
     if d is None:
         return 0.0 if pred.any() == truth.any() else diagonal(pred.shape, s)
-    return float(np.percentile(np.concatenate(d), 95))
+    return float(reduce(np.concatenate(d)))
+
+
+def hd95(pred: np.ndarray, truth: np.ndarray, spacing: float | Sequence[float] | None = None) -> float:
+    """95th percentile of the pooled symmetric surface distances (``medpy``'s definition)."""
+    return _pooled_distance(pred, truth, spacing, lambda d: np.percentile(d, 95))
 
 
 def assd(pred: np.ndarray, truth: np.ndarray, spacing: float | Sequence[float] | None = None) -> float:
     """Average symmetric surface distance: the mean of both directions' distances pooled (``medpy`` 0.5's)."""
-    pred, truth = _masks(pred, truth)
-    s = as_spacing(spacing, pred.ndim)
-    d = _both_ways(pred, truth, s)
-    if d is None:
-        return 0.0 if pred.any() == truth.any() else diagonal(pred.shape, s)
-    return float(np.concatenate(d).mean())
+    return _pooled_distance(pred, truth, spacing, np.mean)
 
 
 def nsd(pred: np.ndarray, truth: np.ndarray, tau: float = TAU, spacing: float | Sequence[float] | None = None) -> float:
