@@ -18,6 +18,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import pyarrow as pa
@@ -87,3 +88,15 @@ def _csv_cell(value: Any) -> Any:
     if isinstance(value, list | dict | tuple):
         return json.dumps(value, ensure_ascii=False, default=str)
     return "" if value is None else value
+
+
+def save_figure(figure: Any, path: Path | str, dpi: int = 120) -> Path:
+    """Lay out ``figure``, write it to ``path`` (its folder made), close it; return the path."""
+    import matplotlib.pyplot as plt  # lazy: only commands that plot need matplotlib
+
+    path = Path(path)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=dpi)
+    plt.close(figure)
+    return path

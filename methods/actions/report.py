@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from neurips26 import runfiles
+from neurips26.output import save_figure
 
 from .evaluate import Rollout
 from .protocol import METRICS, TASK, TASK_VERSION
@@ -78,8 +79,4 @@ def plot(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
         axis.set_xticks(list(x), labels, fontsize=8, rotation=40, ha="right")
         axis.grid(alpha=0.3, axis="y")
     figure.suptitle("PushT rollouts: success and smoothness per method")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path)

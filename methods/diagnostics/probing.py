@@ -23,6 +23,8 @@ from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from neurips26.output import save_figure
+
 
 @dataclass(frozen=True)
 class Item:
@@ -134,7 +136,4 @@ def plot(curves: dict[str, Sequence[LayerScore]], path: Path, title: str = "") -
     ax.set_ylim(0.3, 1.02)
     ax.set_title(title or "layer-wise linear probes")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

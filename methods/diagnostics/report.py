@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from neurips26.output import save_figure
 from neurips26.results import Run
 from neurips26.stats import wilson
 
@@ -123,7 +124,4 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, title: str = "") -> Path:
     ax.set_xlabel("share of documents (95% interval); dark: fires in at least one task")
     ax.set_title(title or "failure signatures")
     ax.invert_yaxis()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

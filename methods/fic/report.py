@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from neurips26 import runfiles
+from neurips26.output import save_figure
 
 from . import pau
 from .protocol import METRICS, TASK_VERSION, task_name
@@ -120,8 +121,4 @@ def plot(summaries: Mapping[str, Mapping[str, Any]], path: Path, title: str = ""
         axis.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=8)
     figure.suptitle(title or "Found in Conversation: P, A, U per setting (95% bootstrap intervals)")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path)

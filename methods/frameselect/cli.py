@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from neurips26.errors import UserError
+from neurips26.output import save_figure
 
 frameselect = typer.Typer(help="FrameSelect: compare frame selectors, replay stored selections, list components.",
                           no_args_is_help=True, add_completion=False)
@@ -114,11 +115,7 @@ def plot(rows: Sequence[dict[str, Any]], benchmark: str, path: Path) -> Path:
         ax.set_xlabel("frame budget")
     axes[0].legend(fontsize=6, ncol=2)
     fig.suptitle(f"FrameSelect on {benchmark}")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 @frameselect.command()

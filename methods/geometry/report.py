@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from neurips26 import runfiles
+from neurips26.output import save_figure
 from neurips26.protocol import PROTOCOLS
 
 from .core import mean_ci
@@ -111,8 +112,4 @@ def plot_by(family: str, runs: Mapping[str, Sequence[Mapping[str, Any]]], path: 
             axis.bar(names, [s[0] for s in stats], yerr=[[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]])
             axis.set_ylabel(metric)
     figure.suptitle(f"geometry {family}: baselines with 95% intervals")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=110)

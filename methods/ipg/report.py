@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from neurips26 import hubfolder
+from neurips26.output import save_figure
 
 COMPONENTS = pa.schema([
     ("rank", pa.int32()), ("component", pa.string()), ("site", pa.string()), ("layer", pa.int32()),
@@ -128,6 +129,4 @@ def plot(file: Path, components: list[dict], validation: list[dict], path: list[
     axes[2].axvline(0, color="black", lw=0.8)
     axes[2].set_title("change in outcome (95% interval)")
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(file, dpi=100)
-    plt.close(fig)
+    save_figure(fig, file, dpi=100)

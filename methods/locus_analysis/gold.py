@@ -26,6 +26,7 @@ import numpy as np
 from neurips26.corpora.locus.goldset import read_gold
 
 from neurips26 import settings
+from neurips26.output import save_figure
 
 from . import fines, heads, opacity
 
@@ -165,7 +166,4 @@ def plot(lines: list[Line], path: Path, title: str) -> None:
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from neurips26 import runfiles
+from neurips26.output import save_figure
 
 from .cascade import per_problem
 from .data import DATA_VERSION, Problems, detokenize
@@ -87,8 +88,4 @@ def plot(curves: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> Path:
     lift.axhline(0.0, color="grey", lw=0.8)
     quality.set_ylim(-0.02, 1.02)
     figure.suptitle("Parallel decoding: speed against quality, with and without refinement")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path)
