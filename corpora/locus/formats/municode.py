@@ -40,7 +40,10 @@ SECTION_LINE = re.compile(
     r"(?P<number>[0-9A-Za-z][0-9A-Za-z.\-—–]*?(?:, [0-9A-Za-z][0-9A-Za-z.\-—–]*?)*)\. -"
     r"|(?P<decimal>\d+[A-Z]?\.\d+[A-Z]?\.\d+[A-Z]?(?:\.\d+)?)\.? -)(?: (?P<rest>.*))?"
 )  # `Sec. 1-5.11. - `, `Section 1.10. - `, `SECTION 1.10. - `, or three-factor `2.12.010 - `
-_SNIFF = re.compile(r"(?:^|[\r\n])[ \t\u00a0]*(?=\[?(?:Secs?\.|Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d))")
+_SNIFF = re.compile(  # where a section line may start, in the file's bytes (U+00A0 is \xc2\xa0 in UTF-8)
+    rb"(?:^|[\r\n])(?:[ \t]|\xc2\xa0)*(?=\[?(?:Secs?\.|Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d))")
+_MARKUP_START = re.compile(rb"(?:\xef\xbb\xbf|[ \t\r\n])*<")
+_REST_OF_LINE = re.compile(rb"[^\r\n]*")
 _NUM = r"[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*"
 _KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
           "division": 4, "subdivision": 5}
@@ -364,15 +367,13 @@ def sections_from_text(text: str) -> list[Section]:
 
 
 def sniff(data: bytes, path: Path) -> bool:
-    """Text (not markup, not binary) with a section line anywhere in it (front matter can run long)."""
-    if b"\x00" in data[:4096] or data.startswith(b"%PDF-"):
+    """Text (not markup, not binary) with a section line anywhere in it (front matter can run long). Works on the
+    bytes: only a candidate line is decoded."""
+    if b"\x00" in data[:4096] or data.startswith(b"%PDF-") or _MARKUP_START.match(data):
         return False
-    text = data.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    if text.startswith("<"):
-        return False
-    for m in _SNIFF.finditer(text):
-        end = text.find("\n", m.end())
-        if SECTION_LINE.match(text[m.end(): None if end < 0 else end].replace("\r", "\n").split("\n")[0].strip()):
+    for m in _SNIFF.finditer(data):
+        line = _REST_OF_LINE.match(data, m.end()).group().decode("utf-8", errors="replace").strip()
+        if SECTION_LINE.match(line):
             return True
     return False
 
