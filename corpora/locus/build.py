@@ -16,8 +16,10 @@ code, and the output does not depend on the number of workers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
@@ -111,14 +113,10 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     ]}
     specs["sections"].default = True
     ingested = v1_input is not None
-    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA)
+    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA) if ingested else None
     jurisdiction_rows, released = _write_sections(out, specs, jurisdictions, results, all_files, errors, report,
                                                   v1_input, v1_writer, progress)
     _count_files(root, all_files, errors, inputs, report, ingested)
-
-    sets = _write_evalsets(out, specs, [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]],
-                           released, gold_rows, v1_input.sections if ingested else None)
-    del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
     if gold is not None:
         inputs[f"gold/{goldset.GOLD_FILE}"] = hubfolder.sha256_file(Path(gold) / goldset.GOLD_FILE)
 
@@ -136,11 +134,18 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     ]:
         specs[name] = hubfolder.ConfigSpec(name, schema, desc)
         hubfolder.write_table(out, specs[name], rows)
+
+    # The last two passes over the sections: locus_v1 (an ingest wrote its rows beside the sections; from raw
+    # codes they come from the configs above) and the evaluation sets, side by side when workers were given:
+    # locus_v1 is Arrow work, which runs in a thread without holding the interpreter lock most of the time.
     specs["locus_v1"] = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
-    if not ingested:  # an ingest wrote its rows beside the sections; from raw codes they come from the configs
-        for batch in v1.locus_v1_batches(out):  # streamed: memory does not grow with the corpus
-            v1_writer.write_batch(batch)
-    specs["locus_v1"].shards["train"] = v1_writer.close()
+    built = [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]]
+    with ThreadPoolExecutor(1) if not ingested and workers > 1 else contextlib.nullcontext() as beside:
+        locus_v1 = beside.submit(v1.write_shards, out) if beside else None
+        sets = _write_evalsets(out, specs, built, released, gold_rows, v1_input.sections if ingested else None)
+        del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
+        specs["locus_v1"].shards["train"] = (v1_writer.close() if v1_writer else
+                                             locus_v1.result() if locus_v1 else v1.write_shards(out))
 
     configs = list(specs.values())
     meta = {**META, **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
@@ -161,7 +166,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
 
 def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterator, all_files: list[FileReport],
                     errors: list[dict], report: BuildReport, v1_input: v1_ingest.V1Source | None,
-                    v1_writer: hubfolder.SplitWriter,
+                    v1_writer: hubfolder.SplitWriter | None,
                     progress: Callable[[int, int], None] | None) -> tuple[list[dict], pa.Table | None]:
     """Stream every jurisdiction's sections (and, for an ingest, its v1_source and locus_v1 rows) into their
     shards; return the jurisdiction rows and, for an ingest, the released labels by section_id

@@ -118,6 +118,15 @@ def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[p
             yield _batch(columns)
 
 
+def write_shards(folder: Path) -> list[hubfolder.Shard]:
+    """Write the ``locus_v1`` shards of a folder built from raw codes (:func:`locus_v1_batches`, streamed) and
+    return them; the build runs it in a process of its own beside the evaluation sets."""
+    writer = hubfolder.SplitWriter(Path(folder), "locus_v1", V1_SCHEMA)
+    for batch in locus_v1_batches(folder):
+        writer.write_batch(batch)
+    return writer.close()
+
+
 def ingested_rows(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name: str) -> pa.Table:
     """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made beside its sections (no copy): what
     :func:`locus_v1_batches` reads back for them (identity and labels from ``v1_source``, as they came)."""
