@@ -127,25 +127,27 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     hubfolder.write_table(out, specs["errors"], errors)
     representatives = counties.representative_rows(access, jurisdiction_rows, populations)
     coverage = counties.coverage_rows(representatives, [j.state for j in jurisdictions])
+    county_layer = {}  # listed after the evaluation sets; written now, as locus_v1 reads it
     for name, schema, rows, desc in [
         ("county_representatives", REPRESENTATIVES, representatives,
          "County layer as the LOCUS paper defines it: one representative code per county."),
         ("coverage", COVERAGE, coverage, "Counties with a representative code, per state."),
     ]:
-        specs[name] = hubfolder.ConfigSpec(name, schema, desc)
-        hubfolder.write_table(out, specs[name], rows)
+        county_layer[name] = hubfolder.ConfigSpec(name, schema, desc)
+        hubfolder.write_table(out, county_layer[name], rows)
 
     # The last two passes over the sections: locus_v1 (an ingest wrote its rows beside the sections; from raw
     # codes they come from the configs above) and the evaluation sets, side by side when workers were given:
     # locus_v1 is Arrow work, which runs in a thread without holding the interpreter lock most of the time.
-    specs["locus_v1"] = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
+    locus_v1_spec = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
     built = [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]]
     with ThreadPoolExecutor(1) if not ingested and workers > 1 else contextlib.nullcontext() as beside:
         locus_v1 = beside.submit(v1.write_shards, out) if beside else None
         sets = _write_evalsets(out, specs, built, released, gold_rows, v1_input.sections if ingested else None)
         del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
-        specs["locus_v1"].shards["train"] = (v1_writer.close() if v1_writer else
-                                             locus_v1.result() if locus_v1 else v1.write_shards(out))
+        locus_v1_spec.shards["train"] = (v1_writer.close() if v1_writer else
+                                         locus_v1.result() if locus_v1 else v1.write_shards(out))
+    specs.update(county_layer, locus_v1=locus_v1_spec)
 
     configs = list(specs.values())
     meta = {**META, **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
