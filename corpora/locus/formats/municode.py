@@ -58,6 +58,7 @@ _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Se
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
 _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
+_INVISIBLE_CHARS = "".join(map(chr, [*range(0x0e, 0x20), *range(0x09), 0x7f, 0x200b, 0xfeff, 0xfffe]))
 _LOWER = re.compile("[a-z]")
 _PARENS = re.compile("[()]")
 _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
@@ -92,6 +93,11 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:Sec|Secs|No|Nos|Co|Inc|Corp|Ltd|Jr|Sr|St|Dr|Mt|Ft|vs|Ch|Art|Arts|Div|Ord|Res|Min|Amd|Par"
     r"|Para|Subd|seq|al|approx|Dept|Govt|Ga|Supp)|(?<![\w.])[A-Za-z](?:\.[A-Za-z])*|\b[A-Z]{1,3}-\d+[A-Z]?)\.$")
 _KEEP_FINAL_PERIOD = ("etc.", "Inc.", "Co.", "Corp.", "Ltd.", "Jr.", "Sr.", "No.", "seq.")
+
+
+def _squeeze(line: str) -> str:
+    """:func:`normalize` for text known to hold no invisible character."""
+    return " ".join(line.split())
 
 
 def normalize(line: str) -> str:
@@ -147,6 +153,9 @@ def closing_group(line: str) -> int | None:
     """Index of the ``(`` that matches the ``)`` ending ``line`` (None when unbalanced or not a group)."""
     if not line.endswith(")"):
         return None
+    last_open = line.rfind("(")
+    if last_open >= 0 and line.find(")", last_open, -1) < 0:  # the common case: no parenthesis inside the group
+        return last_open
     depth = 0
     for m in reversed(list(_PARENS.finditer(line))):
         depth += 1 if m.group() == ")" else -1
@@ -192,11 +201,14 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
 
     Each line is stripped and normalised once; everything else is one regular-expression scan of the text."""
     raw = text.splitlines()
-    lines = [line if line.isprintable() and "  " not in line else normalize(line)
-             for line in map(str.strip, raw)]
+    squeeze = normalize if any(c in text for c in _INVISIBLE_CHARS) else _squeeze
+    lines = [line if line.isprintable() and "  " not in line else squeeze(line) for line in map(str.strip, raw)]
     pages, dates, markers, special = [], [], [], []
-    for i, m in _matching_lines(_LINE_KIND, lines):
-        kind = m.lastgroup
+    joined = "\n" + "\n".join(lines)
+    i, pos = 0, 0
+    for m in _LINE_KIND.finditer(joined):  # the line of each match: the line breaks before it, counted on
+        i += joined.count("\n", pos, m.start())
+        pos, kind = m.start(), m.lastgroup
         if kind == "page":
             pages.append((i, m))
         elif kind == "date":
@@ -351,7 +363,7 @@ def _section(s: _Open) -> Section:
 
 def _status(heading: str, text: str, reserved_range: bool) -> str:
     words = heading.strip("[]() .").lower()
-    first = text.lstrip("[(").lower()
+    first = text.lstrip("[(")[:8].lower()  # enough for the words below; a whole section would be lowered
     if words.startswith(("repealed", "deleted", "rescinded")) or first.startswith("repealed"):
         return "repealed"
     if words.startswith("reserved") or first.startswith("reserved") or (reserved_range and not text):
