@@ -17,9 +17,9 @@ Splits are by jurisdiction, so a test jurisdiction's text never appears among fe
 jurisdictions are ordered by the sha256 of their id; the first 20% (at least :data:`MIN_TEST_JURISDICTIONS`)
 are ``test``, the next 10% (at least one) ``validation``, the rest (at least one) ``train``. With fewer
 jurisdictions no evaluation sets are written. Within a split, examples are kept up to a cap (``CAPS``), drawn
-per label in proportion to the split's label counts (stratified), in sha256(section_id) order within a label,
-so the sets stay small and identical across rebuilds. The corpus is read in batches; memory is bounded by the
-caps.
+per label in proportion to the split's label counts (stratified), in sha256(section_id) order within a label
+(equal hashes: in sections order), so the sets stay small and identical across rebuilds. The corpus is read in
+batches; memory is bounded by the caps.
 
 A label task whose test split comes from a single jurisdiction or holds a single label would score a
 constant answerer at 100% or measure one code's style: the build refuses it (:class:`BuildError` naming the
@@ -29,9 +29,8 @@ config and why).
 from __future__ import annotations
 
 import hashlib
-import heapq
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -102,30 +101,47 @@ def domain_choices(section_id: str, gold: str) -> tuple[list[str], int]:
 
 
 class _Pool:
-    """The examples of one (config, split): per label, the ``cap`` smallest hashes, and every label's count."""
+    """The examples of one (config, split) so far, as arrays: per label, the ``cap`` smallest hashes (equal
+    hashes: the earlier section) with their sections' positions, and every label's count."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.heaps: dict[str | None, list[tuple[int, str, Callable[..., dict], tuple]]] = defaultdict(list)
+        self.labels: list[str | None] = []  # a label's code -> the label
         self.counts: Counter[str | None] = Counter()
+        self.key = np.zeros(0, np.uint64)  # the kept rows, sorted by label code, hash, position
+        self.label = np.zeros(0, np.int64)
+        self.pos = np.zeros(0, np.int64)
+        self.released = np.zeros(0, bool)
+        self.bound = np.zeros(0, np.uint64)  # per label code: the largest kept hash once ``cap`` are kept
 
-    def bound(self, label: str | None) -> int:
-        """The largest hash a row of ``label`` can be kept with: the largest kept one once ``cap`` are kept."""
-        heap = self.heaps.get(label)
-        return -heap[0][0] if heap is not None and len(heap) >= self.cap else NO_BOUND
+    def add(self, values: list, index: np.ndarray, key: np.ndarray, pos: np.ndarray, released: np.ndarray) -> None:
+        """Count rows (``values[index]`` their labels) and keep those among their label's ``cap`` smallest."""
+        for value in values:
+            if value not in self.labels:
+                self.labels.append(value)
+                self.bound = np.append(self.bound, np.uint64(NO_BOUND))
+        label = np.array([self.labels.index(v) for v in values] or [0], np.int64)[index]
+        for code, n in zip(*np.unique(label, return_counts=True), strict=True):
+            self.counts[self.labels[code]] += int(n)
+        within = key <= self.bound[label]  # a larger hash than a full label's largest cannot be kept
+        if not within.any():
+            return
+        key, label = np.concatenate([self.key, key[within]]), np.concatenate([self.label, label[within]])
+        pos, released = np.concatenate([self.pos, pos[within]]), np.concatenate([self.released, released[within]])
+        order = np.lexsort((pos, key, label))
+        label = label[order]
+        starts = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]]))
+        sizes = np.diff(np.append(starts, len(label)))
+        keep = np.arange(len(label)) - np.repeat(starts, sizes) < self.cap
+        self.key, self.label = key[order][keep], label[keep]
+        self.pos, self.released = pos[order][keep], released[order][keep]
+        full = sizes >= self.cap
+        kept_starts = np.cumsum(np.minimum(sizes, self.cap)) - np.minimum(sizes, self.cap)
+        self.bound[label[starts[full]]] = self.key[kept_starts[full] + self.cap - 1]
 
-    def offer(self, label: str | None, key: int, section_id: str, make: Callable[..., dict], *args: object) -> None:
-        """Keep the example if its hash ``key`` is among the label's ``cap`` smallest; its row (``make(*args)``)
-        is built in :meth:`take`, only if it is still kept then. Rows are counted apart (``counts``), offered
-        or not."""
-        heap, item = self.heaps[label], (-key, section_id)  # max-heap; section ids are unique, so ties end here
-        if len(heap) < self.cap:
-            heapq.heappush(heap, (*item, make, args))
-        elif item > heap[0][:2]:
-            heapq.heapreplace(heap, (*item, make, args))
-
-    def take(self) -> list[dict]:
-        """Up to ``cap`` rows, each label's share in proportion to its count (largest remainder)."""
+    def take(self) -> list[tuple[int, str | None, bool]]:
+        """(position, label, released) of up to ``cap`` rows, each label's share in proportion to its count
+        (largest remainder), ordered by hash."""
         total = sum(self.counts.values())
         if total <= self.cap:
             quota = dict(self.counts)
@@ -135,9 +151,12 @@ class _Pool:
             spare = self.cap - sum(quota.values())
             for label in sorted(exact, key=lambda k: (-(exact[k] - quota[k]), str(k)))[:spare]:
                 quota[label] += 1
-        kept = [item for label, heap in self.heaps.items()
-                for item in sorted(heap, key=lambda t: t[:2], reverse=True)[:quota[label]]]
-        return [make(*args) for _, _, make, args in sorted(kept, key=lambda t: (-t[0], t[1]))]
+        starts = np.searchsorted(self.label, np.arange(len(self.labels)))
+        at = np.concatenate([np.arange(start, start + min(quota.get(label, 0), self.cap), dtype=np.int64)
+                             for start, label in zip(starts, self.labels, strict=True)] or [np.zeros(0, np.int64)])
+        at = at[np.lexsort((self.pos[at], self.key[at]))]
+        return [(p, self.labels[code], r) for p, code, r in
+                zip(self.pos[at].tolist(), self.label[at].tolist(), self.released[at].tolist(), strict=True)]
 
 
 def _batches(sections: list[Path] | pa.Table) -> Iterator[pa.Table]:
@@ -260,32 +279,6 @@ def _labelled(task: str, row: dict, label: str | bool, source: str) -> dict:
             "label_source": source}
 
 
-def _offer(pools: dict[tuple[str, str], _Pool], batch: pa.Table, kept: np.ndarray, split: np.ndarray,
-           keys: np.ndarray, labels: dict[str, tuple[list, np.ndarray, np.ndarray]]) -> None:
-    """Count every row (``batch[kept]``) in its split's pool of each task; offer the rows whose hash is within
-    their label's bound (the only ones that can be kept), as Python values."""
-    offers = []
-    for task, (values, index, _) in labels.items():
-        for code, name in enumerate(SPLITS):
-            pool = pools[(task, name)]
-            in_split = np.flatnonzero((split == code) & (index >= 0))
-            for k, value in enumerate(values):
-                at = in_split[index[in_split] == k]
-                if not len(at):
-                    continue
-                pool.counts[value] += len(at)
-                bound = pool.bound(value)
-                if len(at) > pool.cap:  # no more than the batch's cap smallest can be kept
-                    bound = min(bound, int(np.partition(keys[at], pool.cap - 1)[pool.cap - 1]))
-                offers += [(pool, task, i) for i in at[keys[at] <= np.uint64(bound)].tolist()]
-    chosen = sorted({i for _, _, i in offers})
-    sections = dict(zip(chosen, batch.take(kept[chosen]).to_pylist(), strict=True))
-    for pool, task, i in offers:
-        values, index, released = labels[task]
-        s, label = sections[i], values[index[i]]
-        pool.offer(label, int(keys[i]), s["section_id"], _example, task, s, label, bool(released[i]))
-
-
 def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
            released: pa.Table | None = None) -> dict[str, dict[str, list[dict]]]:
     """{config: {split: rows}} for ``domain``, ``catchline``, ``function``, ``topic`` and the weak
@@ -296,8 +289,8 @@ def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
     ``substantive``; null where not given; rows best in the order of the sections), which replace the weak
     ones where given.
 
-    Column by column, a batch at a time: a section's own values become Python objects only when it is offered
-    to a pool whose bound its hash is within.
+    Column by column, a batch at a time, with arrays of hashes and positions: a section's own values become
+    Python objects only when it is in a set.
     """
     splits = jurisdiction_splits(jurisdiction_ids)
     if not splits:
@@ -308,18 +301,58 @@ def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
     ids = pa.array(list(splits), pa.string())
     split_of = np.array([SPLITS.index(split) for split in splits.values()])
     seen_paths: dict[str, str | None] = {}
+    store = _Store()
     offset = 0
     for batch in _batches(sections):
         given = _released(released, batch["section_id"], offset)
-        offset += batch.num_rows
         at = pc.index_in(batch["jurisdiction_id"], value_set=ids)
         keep = pc.fill_null(pc.and_(pc.and_(pc.is_valid(at), pc.equal(batch["status"], "active")),
                                     pc.greater_equal(pc.utf8_length(batch["text"]), MIN_TEXT)), False)
         rows = batch.drop_columns(["text"]).filter(keep)  # the text is not copied: it is taken where kept
-        kept = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
-        _offer(pools, batch, kept, split_of[at.filter(keep).to_numpy(zero_copy_only=False)],
-               _keys(rows["section_id"]), _labels(rows, given.filter(keep), seen_paths))
-    return {task: {split: pools[(task, split)].take() for split in SPLITS} for task in tasks}
+        pos = offset + np.flatnonzero(keep.to_numpy(zero_copy_only=False))
+        split = split_of[at.filter(keep).to_numpy(zero_copy_only=False)]
+        keys = _keys(rows["section_id"])
+        for task, (values, index, from_release) in _labels(rows, given.filter(keep), seen_paths).items():
+            for code, name in enumerate(SPLITS):
+                chosen = np.flatnonzero((split == code) & (index >= 0))
+                pools[(task, name)].add(values, index[chosen], keys[chosen], pos[chosen], from_release[chosen])
+        store.add(batch, offset, list(pools.values()))
+        offset += batch.num_rows
+    taken = {pool: pool.take() for pool in pools.values()}
+    sections_at = store.rows({p for kept in taken.values() for p, _, _ in kept})
+    return {task: {split: [_example(task, sections_at[p], label, released)
+                           for p, label, released in taken[pools[(task, split)]]] for split in SPLITS}
+            for task in tasks}
+
+
+class _Store:
+    """The example columns of the sections some pool keeps, by position: rows are added as they are kept, and
+    dropped once no pool keeps them, so memory stays bounded by the caps."""
+
+    COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "text"]
+
+    def __init__(self) -> None:
+        self.pos: list[np.ndarray] = []  # ascending
+        self.tables: list[pa.Table] = []
+
+    def add(self, batch: pa.Table, offset: int, pools: list[_Pool]) -> None:
+        """Keep the rows of ``batch`` (its first at position ``offset``) that a pool keeps."""
+        new = np.unique(np.concatenate([p.pos[p.pos >= offset] for p in pools]))
+        self.pos.append(new)
+        self.tables.append(batch.select(self.COLUMNS).take(new - offset))
+        if sum(len(p) for p in self.pos) > 4 * sum(len(p.pos) for p in pools):  # mostly rows no pool keeps
+            live = np.concatenate([p.pos for p in pools])
+            pos, table = np.concatenate(self.pos), pa.concat_tables(self.tables)
+            alive = np.isin(pos, live)
+            self.pos, self.tables = [pos[alive]], [table.filter(alive)]
+
+    def rows(self, positions: set[int]) -> dict[int, dict]:
+        """position -> the section's example columns, as a dict."""
+        if not positions:
+            return {}
+        pos, wanted = np.concatenate(self.pos), np.array(sorted(positions), np.int64)
+        table = pa.concat_tables(self.tables).take(np.searchsorted(pos, wanted))
+        return dict(zip(wanted.tolist(), table.to_pylist(), strict=True))
 
 
 def gold_sets(gold: list[dict], sets: dict[str, dict[str, list[dict]]]) -> dict[str, dict[str, list[dict]]]:
