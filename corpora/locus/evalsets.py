@@ -18,8 +18,7 @@ jurisdictions are ordered by the sha256 of their id; the first 20% (at least :da
 are ``test``, the next 10% (at least one) ``validation``, the rest (at least one) ``train``. With fewer
 jurisdictions no evaluation sets are written. Within a split, examples are kept up to a cap (``CAPS``), drawn
 per label in proportion to the split's label counts (stratified), in sha256(section_id) order within a label
-(equal hashes: in sections order), so the sets stay small and identical across rebuilds. The corpus is read in
-batches; memory is bounded by the caps.
+(equal hashes: in sections order), so the sets stay small and identical across rebuilds. Read in batches.
 
 A label task whose test split comes from a single jurisdiction or holds a single label would score a
 constant answerer at 100% or measure one code's style: the build refuses it (:class:`BuildError` naming the
@@ -333,13 +332,14 @@ class _Store:
 
     def __init__(self) -> None:
         self.pos: list[np.ndarray] = []  # ascending
-        self.tables: list[pa.Table] = []
+        self.tables: list[pa.Table] = []  # their rows, the text cut at MAX_TEXT
 
     def add(self, batch: pa.Table, offset: int, pools: list[_Pool]) -> None:
         """Keep the rows of ``batch`` (its first at position ``offset``) that a pool keeps."""
         new = np.unique(np.concatenate([p.pos[p.pos >= offset] for p in pools]))
         self.pos.append(new)
-        self.tables.append(batch.select(self.COLUMNS).take(new - offset))
+        rows = batch.select(self.COLUMNS).take(new - offset)  # an example shows at most MAX_TEXT characters
+        self.tables.append(rows.set_column(4, "text", pc.utf8_slice_codeunits(rows["text"], 0, MAX_TEXT)))
         if sum(len(p) for p in self.pos) > 4 * sum(len(p.pos) for p in pools):  # mostly rows no pool keeps
             live = np.concatenate([p.pos for p in pools])
             pos, table = np.concatenate(self.pos), pa.concat_tables(self.tables)
