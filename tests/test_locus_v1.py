@@ -315,8 +315,9 @@ def test_bad_locus_v1_folder_and_both_sources_are_clear_errors(tmp_path: Path, d
 
 def test_section_ids_of_repeated_and_missing_keys(tmp_path: Path) -> None:
     """``<document_id>:<section_index>`` in output order, ``<jurisdiction_id>:<k>`` where either is missing, ``~k``
-    for the k-th repeat within a jurisdiction: repeats split across files, an empty document_id sorting with the
-    missing ones, a document_id equal to the jurisdiction's id (whose ids can meet the made-up ones)."""
+    for the k-th occurrence of an id in the whole download: repeats split across files, a document_id in two
+    jurisdictions, an empty document_id sorting with the missing ones, a document_id equal to the jurisdiction's
+    id (whose ids can meet the made-up ones). Every id is unique."""
     def row(doc: str | None, index: int | None, who: tuple, k: int) -> dict:
         return {**full_row(doc, index, *who, f"Sec. {k}. - Dogs", k), "document_id": doc}
 
@@ -330,7 +331,9 @@ def test_section_ids_of_repeated_and_missing_keys(tmp_path: Path) -> None:
     locus.build(from_locus_v1=tmp_path / "in", out=tmp_path / "locus")
     ids = {r["text"]: r["section_id"] for r in read(tmp_path / "locus", "sections")}
     ids = [ids[f"{TEXT}({k})"] for k in range(11)]
+    # Bartow County (13015) comes first: ("d", 1) k4, k9, k10, then ("d", 2) k5
+    assert ids[4:6] + ids[9:] == ["d:1", "d:2", "d:1~2", "d:1~3"]
     # Adairsville (1300564), in output order: ("", 1) k2, (None, 5) k1, ("", None) k7, ("1300564", 0) k3,
-    # ("1300564", 2) k8, ("d", 1) k0 and k6; the made-up id of k7 (its position, 2) meets k8's
-    assert ids[:4] + ids[6:9] == ["d:1", "1300564:1", ":1", "1300564:0", "d:1~2", "1300564:2", "1300564:2~2"]
-    assert ids[4:6] + ids[9:] == ["d:1", "d:2", "d:1~2", "d:1~3"]  # Bartow County (13015)
+    # ("1300564", 2) k8, ("d", 1) k0 and k6 (Bartow's ids went first); the made-up id of k7 (position 2) meets k8's
+    assert ids[:4] + ids[6:9] == ["d:1~4", "1300564:1", ":1", "1300564:0", "d:1~5", "1300564:2", "1300564:2~2"]
+    assert len(set(ids)) == len(ids)

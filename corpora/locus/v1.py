@@ -16,7 +16,8 @@ Ingest (``neurips26 build locus --from-locus-v1 DIR``):
   wrong type are rejected whole, with the file and column named;
 - ``jurisdiction_id`` is the GEOID when given, else ``<slug of name>-<state>``;
   ``section_id`` is ``<document_id>:<section_index>`` (``<jurisdiction_id>:<k>``
-  when those are absent); a section number at the start of the header
+  when those are absent), ``~k`` added to the k-th occurrence of an id in output
+  order so that ids are unique across the download; a section number at the start of the header
   (``Sec. 6-12.``) becomes ``number``, else the section index does;
 - rows are ordered by jurisdiction id (natural order), then ``document_id``,
   ``section_index``, file and row: that is the order ``locus_v1`` writes back;

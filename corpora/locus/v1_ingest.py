@@ -100,40 +100,23 @@ class V1Source:
 
     def _section_ids(self, position: pa.Array) -> pa.Array:
         """``<document_id>:<section_index>`` (``<jurisdiction_id>:<k>`` where either is missing), ``~k`` added to
-        the k-th repeat of an id within a jurisdiction."""
+        the k-th occurrence of an id in output order, so that ids are unique across the whole download (a
+        document_id can repeat within a jurisdiction, in two jurisdictions, or be a jurisdiction's own id)."""
         table = self.table
         keys = pc.if_else(pc.and_(pc.is_valid(table["document_id"]), pc.is_valid(table["section_index"])),
                           pc.binary_join_element_wise(table["document_id"], pc.cast(table["section_index"], STR), ":"),
-                          pc.binary_join_element_wise(table["_jid"], pc.cast(position, STR), ":"))
-        repeated = self._repeating(keys)
-        if not repeated:
-            return keys.combine_chunks()
-        ids, start = keys.to_pylist(), 0
-        for j in self.jurisdictions:
-            n = self.n_rows[j.jurisdiction_id]
-            if j.jurisdiction_id in repeated:
-                seen: dict[str, int] = defaultdict(int)
-                for k in range(start, start + n):
-                    key = ids[k]
-                    seen[key] += 1
-                    if seen[key] > 1:
-                        ids[k] = f"{key}~{seen[key]}"
-            start += n
-        return pa.array(ids, STR)
-
-    def _repeating(self, keys: pa.ChunkedArray) -> set[str]:
-        """The jurisdictions in which a key repeats. Rows are sorted by document_id, then section_index, so a
-        repeat comes right after the key it repeats, unless a document_id is empty (missing ones sort with it) or
-        is its jurisdiction's id (``<jurisdiction_id>:<k>`` could match it): then keys are counted."""
-        jid, doc, size = self.table["_jid"], self.table["document_id"], self.table.num_rows
-        if not size:
-            return set()
-        if pc.any(pc.or_(pc.equal(doc, ""), pc.equal(doc, jid))).as_py():
-            counts = pa.table({"j": jid, "k": keys}).group_by(["j", "k"]).aggregate([("k", "count")])
-            return set(counts.filter(pc.greater(counts["k_count"], 1))["j"].to_pylist())
-        again = pc.and_(pc.equal(keys.slice(1), keys.slice(0, size - 1)),
-                        pc.equal(jid.slice(1), jid.slice(0, size - 1)))
-        return set(jid.slice(1).filter(again).unique().to_pylist())
+                          pc.binary_join_element_wise(table["_jid"], pc.cast(position, STR), ":")).combine_chunks()
+        counts = pc.value_counts(keys)
+        repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+        if not len(repeated):
+            return keys
+        again = pc.is_in(keys, value_set=repeated)  # every occurrence of a repeated id; the first keeps it
+        seen: dict[str, int] = defaultdict(int)
+        renamed = []
+        for key in keys.filter(again).to_pylist():
+            seen[key] += 1
+            renamed.append(key if seen[key] == 1 else f"{key}~{seen[key]}")
+        return pc.replace_with_mask(keys, again, pa.array(renamed, STR))
 
 
 NUMBER = re.compile(r"^\s*(?:§+|Secs?\.|Section)\s*(?P<number>[0-9][0-9A-Za-z.\-]*[0-9A-Za-z]|[0-9])")  # RE2-safe
