@@ -340,11 +340,11 @@ class _Store:
         self.pos.append(new)
         rows = batch.select(self.COLUMNS).take(new - offset)  # an example shows at most MAX_TEXT characters
         self.tables.append(rows.set_column(4, "text", pc.utf8_slice_codeunits(rows["text"], 0, MAX_TEXT)))
-        if sum(len(p) for p in self.pos) > 4 * sum(len(p.pos) for p in pools):  # mostly rows no pool keeps
-            live = np.concatenate([p.pos for p in pools])
-            pos, table = np.concatenate(self.pos), pa.concat_tables(self.tables)
-            alive = np.isin(pos, live)
-            self.pos, self.tables = [pos[alive]], [table.filter(alive)]
+        if sum(len(p) for p in self.pos) > 2 * sum(len(p.pos) for p in pools):  # half are rows no pool keeps
+            live = np.concatenate([p.pos for p in pools])  # dropped table by table: no second copy of the store
+            alive = [np.isin(pos, live) for pos in self.pos]
+            self.tables = [table.filter(keep) for table, keep in zip(self.tables, alive, strict=True)]
+            self.pos = [pos[keep] for pos, keep in zip(self.pos, alive, strict=True)]
 
     def rows(self, positions: set[int]) -> dict[int, dict]:
         """position -> the section's example columns, as a dict."""
