@@ -49,6 +49,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from neurips26.hubfolder.shards import ZSTD_LEVEL
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_LOCUS = ROOT.parent / "shared" / "data" / "locus"
 MARKER = ".locus-bench"  # marks a work dir this script made, so it may be reused or removed
@@ -235,13 +237,13 @@ def shard_differences(a: Path, b: Path) -> list[str]:
 
 def limit_run(raw: Path, out: Path) -> dict[str, float]:
     """The limit: every input file read with pyarrow, split at section lines by one compiled regex, the pieces
-    written as zstd Parquet; one process, no parsing."""
+    written as zstd Parquet at the shards' level; one process, no parsing."""
     out.mkdir(parents=True, exist_ok=True)
     schema = pa.schema([("source_file", pa.string()), ("text", pa.string())])
     files = [p for folder in sorted(raw.iterdir()) if folder.is_dir() for p in list_files(folder)]
     cpu, start = time.process_time(), time.perf_counter()
     size = pieces = 0
-    with pq.ParquetWriter(out / "limit.parquet", schema, compression="zstd", compression_level=6) as writer:
+    with pq.ParquetWriter(out / "limit.parquet", schema, compression="zstd", compression_level=ZSTD_LEVEL) as writer:
         for path in files:
             with pa.memory_map(str(path)) as source:
                 data = source.read_buffer().to_pybytes()
