@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from neurips26.corpora.locus import build as locus
+from neurips26.corpora.locus import distributed
 from neurips26.corpora.locus.real_sample import link_raw
 from neurips26.corpora.locus.records import SAMPLE_DIR
 
@@ -35,6 +36,29 @@ def test_ray_build_is_byte_identical_to_the_local_build(tmp_path: Path) -> None:
     a, b = files(tmp_path / "local"), files(tmp_path / "ray")
     assert a.keys() == b.keys()
     assert [name for name in a if a[name] != b[name]] == []  # shards, manifest, card, report: every byte
+
+
+def test_runs_of_codes_per_task_keep_the_order(tmp_path: Path) -> None:
+    """With many small codes a Ray task parses a run of them (32 codes on 2 CPUs: 2 per task); the folder is
+    still the local build's, byte for byte."""
+    georgia = SHARED_DATA / "locus" / "georgia"
+    if not georgia.is_dir():
+        pytest.skip(f"the real LOCUS sample is not at {georgia}")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    lines = ["jurisdiction_id,name,kind,state,counties,source"]
+    for i in range(16):
+        for name, county in (("arcade", "Jackson County"), ("athens-clarke", "Clarke County")):
+            (raw / f"{name}-{i:02d}").symlink_to(georgia / name, target_is_directory=True)
+            lines.append(f"{name}-{i:02d},{name},city,GA,{county},shared/data/locus/georgia/{name}")
+    (raw / "jurisdictions.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert distributed.codes_per_task(32, 2) == 2
+    local = locus.build(raw=raw, out=tmp_path / "local", workers=2)
+    on_ray = locus.build(raw=raw, out=tmp_path / "ray", engine="ray", workers=2)
+    assert on_ray.sections == local.sections > 0 and on_ray.reconciles
+    a, b = files(tmp_path / "local"), files(tmp_path / "ray")
+    assert a.keys() == b.keys()
+    assert [name for name in a if a[name] != b[name]] == []
 
 
 def test_engine_options_are_checked(tmp_path: Path) -> None:
