@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -100,12 +101,19 @@ def test_sample_content_is_sound(sample: Path) -> None:
     assert sum(j["n_sections"] for j in jurisdictions) == len(sections)
 
 
-def test_rebuild_is_byte_identical_for_any_worker_count(sample: Path, tmp_path: Path) -> None:
+def test_rebuild_is_byte_identical_for_any_worker_count(sample: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers (their rows spooled as Arrow files in a temporary folder) give the one-worker folder, byte for
+    byte, and leave no spool behind."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     again = tmp_path / "locus"
     locus.build(out=again, workers=2)
     for rel in ["manifest.json", "README.md", "croissant.json"] + [
             p.relative_to(sample).as_posix() for p in sample.glob("data/*/*.parquet")]:
         assert (again / rel).read_bytes() == (sample / rel).read_bytes(), rel
+    assert list(temp.iterdir()) == []
 
 
 def test_croissant_validates_and_loads_records(sample: Path) -> None:
