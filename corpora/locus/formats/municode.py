@@ -57,8 +57,8 @@ _HEADING_START = re.compile(  # what every heading line starts with: a cheap tes
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
-_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\u200b\ufeff\ufffe]")
-_INVISIBLE_CHARS = "".join(map(chr, [*range(0x0e, 0x20), *range(0x09), 0x7f, 0x200b, 0xfeff, 0xfffe]))
+_INVISIBLE_CHARS = "".join(map(chr, [*range(0x09), *range(0x0e, 0x20), 0x7f, 0x200b, 0xfeff, 0xfffe]))
+_INVISIBLE = re.compile(f"[{re.escape(_INVISIBLE_CHARS)}]")
 _LOWER = re.compile("[a-z]")
 _PARENS = re.compile("[()]")
 _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
@@ -204,11 +204,8 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     squeeze = normalize if any(c in text for c in _INVISIBLE_CHARS) else _squeeze
     lines = [line if line.isprintable() and "  " not in line else squeeze(line) for line in map(str.strip, raw)]
     pages, dates, markers, special = [], [], [], []
-    joined = "\n" + "\n".join(lines)
-    i, pos = 0, 0
-    for m in _LINE_KIND.finditer(joined):  # the line of each match: the line breaks before it, counted on
-        i += joined.count("\n", pos, m.start())
-        pos, kind = m.start(), m.lastgroup
+    for i, m in _matching_lines(_LINE_KIND, lines):
+        kind = m.lastgroup
         if kind == "page":
             pages.append((i, m))
         elif kind == "date":
