@@ -325,8 +325,7 @@ def derive(sections: list[Path] | pa.Table, jurisdiction_ids: list[str],
 
 
 class _Store:
-    """The example columns of the sections some pool keeps, by position: rows are added as they are kept, and
-    dropped once no pool keeps them, so memory stays bounded by the caps."""
+    """The example columns of the sections some pool keeps, by position; dropped once none does (bounded)."""
 
     COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "text"]
 
@@ -338,8 +337,9 @@ class _Store:
         """Keep the rows of ``batch`` (its first at position ``offset``) that a pool keeps."""
         new = np.unique(np.concatenate([p.pos[p.pos >= offset] for p in pools]))
         self.pos.append(new)
-        rows = batch.select(self.COLUMNS).take(new - offset)  # an example shows at most MAX_TEXT characters
-        self.tables.append(rows.set_column(4, "text", pc.utf8_slice_codeunits(rows["text"], 0, MAX_TEXT)))
+        rows = batch.select(self.COLUMNS).take(new - offset)
+        cut = pc.utf8_slice_codeunits(rows["text"], 0, MAX_TEXT)  # an example shows at most MAX_TEXT characters
+        self.tables.append(rows.set_column(rows.schema.get_field_index("text"), "text", cut))
         if sum(len(p) for p in self.pos) > 2 * sum(len(p.pos) for p in pools):  # half are rows no pool keeps
             live = np.concatenate([p.pos for p in pools])  # dropped table by table: no second copy of the store
             alive = [np.isin(pos, live) for pos in self.pos]

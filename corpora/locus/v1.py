@@ -116,12 +116,13 @@ def locus_v1_batches(folder: Path, scores: pa.Table | None = None) -> Iterator[p
                 columns.update({c: _aligned(scores, sections, c, offset)
                                 for c in scores.column_names if c != "section_id"})
             offset += n
-            yield _batch(columns)
+            yield pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
+                                              for f in V1_SCHEMA], schema=V1_SCHEMA)
 
 
 def write_shards(folder: Path) -> list[hubfolder.Shard]:
     """Write the ``locus_v1`` shards of a folder built from raw codes (:func:`locus_v1_batches`, streamed) and
-    return them; the build runs it in a process of its own beside the evaluation sets."""
+    return them; the build runs it in a thread beside the evaluation sets."""
     writer = hubfolder.SplitWriter(Path(folder), "locus_v1", V1_SCHEMA)
     for batch in locus_v1_batches(folder):
         writer.write_batch(batch)
@@ -135,11 +136,6 @@ def ingested_rows(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name:
                "header": sections["heading"], "content": sections["text"],
                **{c: source[c] for c in IDENTITY + LABELS}}
     return pa.Table.from_arrays([columns[f.name] for f in V1_SCHEMA], schema=V1_SCHEMA)
-
-
-def _batch(columns: dict[str, pa.Array | pa.ChunkedArray]) -> pa.RecordBatch:
-    return pa.RecordBatch.from_arrays([pa.chunked_array(columns[f.name]).cast(f.type).combine_chunks()
-                                       for f in V1_SCHEMA], schema=V1_SCHEMA)
 
 
 def _aligned(table: pa.Table, sections: pa.Table, column: str, offset: int) -> pa.ChunkedArray:
