@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .base import FORMATS, Folder, FormatError, Section, decode_text
+from .lines import INVISIBLE as _INVISIBLE
+from .lines import normalize, normalized_lines
 
 SECTION_LINE = re.compile(
     r"(?P<open>\[)?(?:(?:Secs?\.|Section|SECTION) "
@@ -57,8 +59,6 @@ _HEADING_START = re.compile(  # what every heading line starts with: a cheap tes
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
-_INVISIBLE_CHARS = "".join(map(chr, [*range(0x09), *range(0x0e, 0x20), 0x7f, 0x200b, 0xfeff, 0xfffe]))
-_INVISIBLE = re.compile(f"[{re.escape(_INVISIBLE_CHARS)}]")
 _LOWER = re.compile("[a-z]")
 _PARENS = re.compile("[()]")
 _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
@@ -93,21 +93,6 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:Sec|Secs|No|Nos|Co|Inc|Corp|Ltd|Jr|Sr|St|Dr|Mt|Ft|vs|Ch|Art|Arts|Div|Ord|Res|Min|Amd|Par"
     r"|Para|Subd|seq|al|approx|Dept|Govt|Ga|Supp)|(?<![\w.])[A-Za-z](?:\.[A-Za-z])*|\b[A-Z]{1,3}-\d+[A-Z]?)\.$")
 _KEEP_FINAL_PERIOD = ("etc.", "Inc.", "Co.", "Corp.", "Ltd.", "Jr.", "Sr.", "No.", "seq.")
-
-
-def _squeeze(line: str) -> str:
-    """:func:`normalize` for text known to hold no invisible character."""
-    return " ".join(line.split())
-
-
-def normalize(line: str) -> str:
-    """One line with invisible characters removed and any run of spaces (tabs, em spaces) as one space."""
-    if line.isprintable():  # the common case: no control, format or non-space whitespace character
-        return " ".join(line.split())
-    joined = " ".join(line.split())  # str.split() splits on what \s matches: tabs, em spaces, ...
-    if joined.isprintable() and "\x1f" not in line:  # only odd spaces (\x1f is both a space and invisible)
-        return joined
-    return " ".join(_INVISIBLE.sub("", line).split())
 
 
 def split_heading(rest: str) -> tuple[str, str]:
@@ -199,10 +184,10 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     markers blanked (``""``), and the indices of the lines that may be section lines, headings or back matter.
     A section line keeps its inner spacing: it tells a heading from text that ran into it.
 
-    Each line is stripped and normalised once; everything else is one regular-expression scan of the text."""
-    raw = text.splitlines()
-    squeeze = normalize if any(c in text for c in _INVISIBLE_CHARS) else _squeeze
-    lines = [line if line.isprintable() and "  " not in line else squeeze(line) for line in map(str.strip, raw)]
+    Each line is normalised once (:func:`.lines.normalized_lines`); everything else is one regular-expression
+    scan of the text."""
+    lines = normalized_lines(text)
+    raw: list[str] | None = None  # the lines as they came, for section lines
     pages, dates, markers, special = [], [], [], []
     for i, m in _matching_lines(_LINE_KIND, lines):
         kind = m.lastgroup
@@ -215,6 +200,7 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
         else:
             special.append(i)
             if kind == "section":
+                raw = raw or text.splitlines()
                 lines[i] = _INVISIBLE.sub("", raw[i]).strip()
     if drop := _boilerplate(lines, pages, dates):
         lines = ["" if line in drop else line for line in lines]
