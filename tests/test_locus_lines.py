@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from neurips26.corpora.locus.formats import lines
 from neurips26.corpora.locus.formats.base import decode_text
-from neurips26.corpora.locus.formats.lines import INVISIBLE, normalized_lines, normalized_lines_py
+from neurips26.corpora.locus.formats.lines import INVISIBLE, split_lines, split_lines_py
 
 SAMPLE = Path(__file__).resolve().parents[1] / "corpora" / "locus" / "sample"
 
@@ -23,8 +23,19 @@ LETTERS = "aZ0.()§—é€\U0001f600"
 
 
 def definition(text: str) -> list[str]:
-    """What :func:`lines.normalized_lines` means."""
+    """What the normalised lines of :func:`lines.split_lines` are."""
     return [" ".join(INVISIBLE.sub("", line).split()) for line in text.splitlines()]
+
+
+def check(text: str) -> None:
+    """Both implementations give the definition's lines, those lines joined, and each raw line's place."""
+    compiled, python = split_lines(text), lines.Lines(text, *split_lines_py(text)[:2],
+                                                      memoryview(split_lines_py(text)[2]).cast("q"))
+    for found in (compiled, python):
+        assert found.lines == definition(text)
+        assert found.joined == "\n" + "\n".join(found.lines)
+        assert [found.raw(i) for i in range(len(found.lines))] == text.splitlines()
+        assert len(found.spans) == 2 * len(found.lines)
 
 
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -36,14 +47,13 @@ def test_the_compiled_normaliser_is_installed() -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=st.sampled_from(LINE_BREAKS + SPACES + INVISIBLE_SOME + LETTERS), max_size=60))
 def test_both_normalisers_follow_the_definition(text: str) -> None:
-    assert normalized_lines(text) == definition(text)
-    assert normalized_lines_py(text) == definition(text)
+    check(text)
 
 
 @pytest.mark.parametrize("text", ["", "\n", "\r\n", "a\r\nb\r", "\r\r\n", "  \t ", "x\u200by", "x\x1fy", "x \x1f y",
                                   "\ufeffSec. 1. - A.\u2003(a)\u00a0B", "\U0001f600 \u2003 \U0001f600\n\u2028é"])
 def test_edge_cases(text: str) -> None:
-    assert normalized_lines(text) == normalized_lines_py(text) == definition(text)
+    check(text)
 
 
 def test_the_real_codes_normalise_alike(locus_raw: Path) -> None:
@@ -52,9 +62,10 @@ def test_the_real_codes_normalise_alike(locus_raw: Path) -> None:
     assert len(files) > 100
     for path in files:
         text = decode_text(path.read_bytes(), path)
-        assert normalized_lines(text) == normalized_lines_py(text), path
+        compiled, python = split_lines(text), split_lines_py(text)
+        assert (compiled.lines, compiled.joined, compiled.spans.tobytes()) == python, path
 
 
 def test_a_wrong_argument_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="expects str, not bytes"):
-        normalized_lines(b"Sec. 1. - A.")  # type: ignore[arg-type]
+        split_lines(b"Sec. 1. - A.")  # type: ignore[arg-type]

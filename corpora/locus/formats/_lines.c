@@ -1,13 +1,18 @@
 /* The lines of a text, each with invisible characters removed and its spaces squeezed: the compiled form of
- * neurips26.corpora.locus.formats.lines.normalized_lines_py (see that module; a test checks that both agree).
+ * neurips26.corpora.locus.formats.lines.split_lines_py (see that module; a test checks that both agree).
  *
- *   normalized_lines(text) == [" ".join(INVISIBLE.sub("", line).split()) for line in text.splitlines()]
+ *   split_lines(text) -> (lines, joined, spans)
+ *     lines  == [" ".join(INVISIBLE.sub("", line).split()) for line in text.splitlines()]
+ *     joined == "\n" + "\n".join(lines)
+ *     spans  == bytes of native int64 (start, end) pairs: text[start:end] == text.splitlines()[i]
  *
  * Line breaks are those of str.splitlines (\r\n counts once), spaces those of str.split (Py_UNICODE_ISSPACE),
- * invisible characters those of lines.INVISIBLE_CHARS. One pass over the text; each line is written once.
+ * invisible characters those of lines.INVISIBLE_CHARS. One pass over the text: each line is squeezed into the
+ * joined text's buffer, and made a str from there.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 
 static inline int
 is_line_break(Py_UCS4 c)
@@ -28,21 +33,26 @@ is_invisible(Py_UCS4 c)
     return c < 0x09 || (c >= 0x0e && c < 0x20) || c == 0x7f || c == 0x200b || c == 0xfeff || c == 0xfffe;
 }
 
-/* The lines of one string kind (Py_UCS1, Py_UCS2 or Py_UCS4 code units), appended to `lines`; 0 or -1. Each
- * line is squeezed into `buffer` (the input's own code units) and made a str by PyUnicode_FromKindAndData,
- * which narrows it where the line allows. */
-#define DEFINE_LINES(NAME, CHAR, KIND)                                                                        \
-static int                                                                                                   \
-NAME(const CHAR *text, Py_ssize_t length, PyObject *lines)                                                   \
+/* What split_lines returns, for one string kind (Py_UCS1, Py_UCS2 or Py_UCS4 code units). `joined` holds the
+ * input's own code units; PyUnicode_FromKindAndData narrows each str where its characters allow. */
+#define DEFINE_SPLIT(NAME, CHAR, KIND)                                                                        \
+static PyObject *                                                                                            \
+NAME(const CHAR *text, Py_ssize_t length)                                                                    \
 {                                                                                                            \
-    CHAR *buffer = PyMem_Malloc((length ? length : 1) * sizeof(CHAR));                                       \
-    if (buffer == NULL) {                                                                                    \
+    PyObject *lines = PyList_New(0), *result = NULL;                                                         \
+    CHAR *joined = PyMem_Malloc((length + 1) * sizeof(CHAR));                                                \
+    Py_ssize_t n_spans = 0, spans_capacity = 1024;                                                           \
+    int64_t *spans = PyMem_Malloc(spans_capacity * sizeof(int64_t));                                         \
+    if (lines == NULL || joined == NULL || spans == NULL) {                                                  \
         PyErr_NoMemory();                                                                                    \
-        return -1;                                                                                           \
+        goto done;                                                                                           \
     }                                                                                                        \
+    joined[0] = '\n';                                                                                        \
+    Py_ssize_t at = 1;  /* where the next line goes in joined */                                             \
     Py_ssize_t i = 0;                                                                                        \
     while (i < length) {                                                                                     \
-        Py_ssize_t n = 0;                                                                                    \
+        Py_ssize_t start = i, n = 0;                                                                         \
+        CHAR *out = joined + at;                                                                             \
         int space = 0;                                                                                       \
         Py_UCS4 c = 0;                                                                                       \
         for (; i < length; i++) {                                                                            \
@@ -72,63 +82,75 @@ NAME(const CHAR *text, Py_ssize_t length, PyObject *lines)                      
                 continue;                                                                                    \
             }                                                                                                \
             if (space && n)                                                                                  \
-                buffer[n++] = ' ';                                                                           \
+                out[n++] = ' ';                                                                              \
             space = 0;                                                                                       \
-            buffer[n++] = (CHAR)c;                                                                           \
+            out[n++] = (CHAR)c;                                                                              \
         }                                                                                                    \
-        PyObject *line = PyUnicode_FromKindAndData(KIND, buffer, n);                                         \
+        PyObject *line = PyUnicode_FromKindAndData(KIND, out, n);                                            \
         if (line == NULL || PyList_Append(lines, line) < 0) {                                                \
             Py_XDECREF(line);                                                                                \
-            PyMem_Free(buffer);                                                                              \
-            return -1;                                                                                       \
+            goto done;                                                                                       \
         }                                                                                                    \
         Py_DECREF(line);                                                                                     \
-        if (i < length) {  /* at a line break: \r\n is one */                                               \
+        if (n_spans + 2 > spans_capacity) {                                                                  \
+            spans_capacity *= 2;                                                                             \
+            int64_t *grown = PyMem_Realloc(spans, spans_capacity * sizeof(int64_t));                         \
+            if (grown == NULL) {                                                                             \
+                PyErr_NoMemory();                                                                            \
+                goto done;                                                                                   \
+            }                                                                                                \
+            spans = grown;                                                                                   \
+        }                                                                                                    \
+        spans[n_spans++] = start;                                                                            \
+        spans[n_spans++] = i;                                                                                \
+        at += n;                                                                                             \
+        if (i < length) {  /* at a line break (\r\n is one); the next line, if any, follows a "\n" */        \
             i += (c == 0x0d && i + 1 < length && text[i + 1] == 0x0a) ? 2 : 1;                              \
+            if (i < length)                                                                                  \
+                joined[at++] = '\n';                                                                         \
         }                                                                                                    \
     }                                                                                                        \
-    PyMem_Free(buffer);                                                                                      \
-    return 0;                                                                                                \
+    PyObject *joined_str = PyUnicode_FromKindAndData(KIND, joined, at);                                        \
+    PyObject *spans_bytes = PyBytes_FromStringAndSize((const char *)spans, n_spans * sizeof(int64_t));       \
+    if (joined_str != NULL && spans_bytes != NULL)                                                           \
+        result = PyTuple_Pack(3, lines, joined_str, spans_bytes);                                            \
+    Py_XDECREF(joined_str);                                                                                  \
+    Py_XDECREF(spans_bytes);                                                                                 \
+done:                                                                                                        \
+    Py_XDECREF(lines);                                                                                       \
+    PyMem_Free(joined);                                                                                      \
+    PyMem_Free(spans);                                                                                       \
+    return result;                                                                                           \
 }
 
-DEFINE_LINES(lines_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND)
-DEFINE_LINES(lines_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
-DEFINE_LINES(lines_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
+DEFINE_SPLIT(split_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND)
+DEFINE_SPLIT(split_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
+DEFINE_SPLIT(split_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
 
 static PyObject *
-normalized_lines(PyObject *module, PyObject *text)
+split_lines(PyObject *module, PyObject *text)
 {
     if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "normalized_lines() expects str, not %.100s", Py_TYPE(text)->tp_name);
+        PyErr_Format(PyExc_TypeError, "split_lines() expects str, not %.100s", Py_TYPE(text)->tp_name);
         return NULL;
     }
-    PyObject *lines = PyList_New(0);
-    if (lines == NULL)
-        return NULL;
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     const void *data = PyUnicode_DATA(text);
-    int failed;
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        failed = lines_ucs1(data, length, lines);
-        break;
+        return split_ucs1(data, length);
     case PyUnicode_2BYTE_KIND:
-        failed = lines_ucs2(data, length, lines);
-        break;
+        return split_ucs2(data, length);
     default:
-        failed = lines_ucs4(data, length, lines);
+        return split_ucs4(data, length);
     }
-    if (failed) {
-        Py_DECREF(lines);
-        return NULL;
-    }
-    return lines;
 }
 
 static PyMethodDef methods[] = {
-    {"normalized_lines", normalized_lines, METH_O,
-     "normalized_lines(text) -> list[str]: each line of text (str.splitlines) with invisible characters removed "
-     "and runs of spaces as one space, stripped."},
+    {"split_lines", split_lines, METH_O,
+     "split_lines(text) -> (lines, joined, spans): the lines of text (str.splitlines), each with invisible "
+     "characters removed and runs of spaces as one space, stripped; \"\\n\" + \"\\n\".join(lines); and the "
+     "(start, end) of each line in text, as native int64 pairs."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,9 +1,9 @@
-"""Normalised lines of a code's text: invisible characters removed, any run of spaces one space, stripped.
+"""A code's text as normalised lines: invisible characters removed, any run of spaces one space, stripped.
 
-Every text format passes its whole text through :func:`normalized_lines` once, which makes it the parsers'
-hottest loop: it is compiled from ``_lines.c`` when the package is installed (``pip install -e .``, with a C
-compiler), and :func:`normalized_lines_py` is the same in Python, used when no compiled module was built.
-A test checks that the two agree on the real codes and on generated text; :data:`COMPILED` says which is in
+Every text format passes its whole text through :func:`split_lines` once, which makes it the parsers' hottest
+loop: it is compiled from ``_lines.c`` when the package is installed (``pip install -e .``, with a C compiler),
+and :func:`split_lines_py` is the same in Python, used when no compiled module was built. A test checks that
+the two agree with the definition on the real codes and on generated text; :data:`COMPILED` says which is in
 use.
 
 Definitions: a line is what ``str.splitlines`` gives, a space what ``str.split`` splits on, an invisible
@@ -13,10 +13,27 @@ spaces are squeezed, so ``"a\\u200bb"`` is ``"ab"``).
 
 from __future__ import annotations
 
+import array
+import itertools
 import re
+from dataclasses import dataclass
 
 INVISIBLE_CHARS = "".join(map(chr, [*range(0x09), *range(0x0e, 0x20), 0x7f, 0x200b, 0xfeff, 0xfffe]))
 INVISIBLE = re.compile(f"[{re.escape(INVISIBLE_CHARS)}]")
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A text's lines: normalised, joined for a scan, and where each one is in the text."""
+
+    text: str
+    lines: list[str]  # normalised (:func:`normalize`)
+    joined: str  # "\n" + "\n".join(lines): a pattern starting with "\n" finds line starts in one scan
+    spans: memoryview  # int64 (start, end) pairs: line i is text[spans[2i]:spans[2i + 1]]
+
+    def raw(self, i: int) -> str:
+        """Line ``i`` as it is in the text (``text.splitlines()[i]``)."""
+        return self.text[self.spans[2 * i]:self.spans[2 * i + 1]]
 
 
 def normalize(line: str) -> str:
@@ -29,20 +46,30 @@ def normalize(line: str) -> str:
     return " ".join(INVISIBLE.sub("", line).split())
 
 
-def normalized_lines_py(text: str) -> list[str]:
-    """``[normalize(line) for line in text.splitlines()]``, with the checks each line needs only."""
+def split_lines(text: str) -> Lines:
+    """The lines of ``text``, normalised (:func:`normalize` of each of ``text.splitlines()``)."""
+    lines, joined, spans = _split(text)
+    return Lines(text, lines, joined, memoryview(spans).cast("q"))
+
+
+def split_lines_py(text: str) -> tuple[list[str], str, bytes]:
+    """What the compiled ``_lines.split_lines`` returns, in Python: (lines, joined, spans as int64 bytes)."""
     if any(c in text for c in INVISIBLE_CHARS):
         squeeze = normalize
     else:
         def squeeze(line: str) -> str:
             return " ".join(line.split())
+    raw = text.splitlines()
     # a printable line holds no space but " ": stripped and without a double space, it is normalised
-    return [line if line.isprintable() and "  " not in line else squeeze(line) for line in map(str.strip,
-                                                                                                text.splitlines())]
+    lines = [line if line.isprintable() and "  " not in line else squeeze(line) for line in map(str.strip, raw)]
+    starts = itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0)
+    spans = array.array("q", itertools.chain.from_iterable((start, start + len(line))
+                                                           for start, line in zip(starts, raw, strict=False)))
+    return lines, "\n" + "\n".join(lines), spans.tobytes()
 
 
 try:
-    from ._lines import normalized_lines
+    from ._lines import split_lines as _split
 except ImportError:  # installed without a C compiler: the same, slower
-    normalized_lines = normalized_lines_py
-COMPILED = normalized_lines is not normalized_lines_py
+    _split = split_lines_py
+COMPILED = _split is not split_lines_py

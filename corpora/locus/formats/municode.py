@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .base import FORMATS, Folder, FormatError, Section, decode_text
 from .lines import INVISIBLE as _INVISIBLE
-from .lines import normalize, normalized_lines
+from .lines import normalize, split_lines
 
 SECTION_LINE = re.compile(
     r"(?P<open>\[)?(?:(?:Secs?\.|Section|SECTION) "
@@ -155,13 +155,13 @@ def _citation(group: str) -> str | None:
     return inner if _HISTORY_START.match(inner) and re.search(r"\d", inner) else None
 
 
-def _matching_lines(pattern: re.Pattern[str], lines: list[str]) -> Iterator[tuple[int, re.Match[str]]]:
-    """(line index, match) for each of ``lines`` that ``pattern`` (which starts with the line break before a
-    line) matches, in order; searched in the text of all lines, each with its line break before it."""
-    text = "\n" + "\n".join(lines)
+def _matching_lines(pattern: re.Pattern[str], joined: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line index, match) for each line that ``pattern`` (which starts with the line break before a line)
+    matches, in order; ``joined`` is the lines, each with its line break before it
+    (``"\\n" + "\\n".join(lines)``)."""
     line, pos = 0, 0
-    for m in pattern.finditer(text):
-        line += text.count("\n", pos, m.start())
+    for m in pattern.finditer(joined):
+        line += joined.count("\n", pos, m.start())
         pos = m.start()
         yield line, m
 
@@ -184,12 +184,12 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     markers blanked (``""``), and the indices of the lines that may be section lines, headings or back matter.
     A section line keeps its inner spacing: it tells a heading from text that ran into it.
 
-    Each line is normalised once (:func:`.lines.normalized_lines`); everything else is one regular-expression
-    scan of the text."""
-    lines = normalized_lines(text)
-    raw: list[str] | None = None  # the lines as they came, for section lines
+    Each line is normalised once (:func:`.lines.split_lines`); everything else is one regular-expression scan of
+    the text."""
+    split = split_lines(text)
+    lines = split.lines
     pages, dates, markers, special = [], [], [], []
-    for i, m in _matching_lines(_LINE_KIND, lines):
+    for i, m in _matching_lines(_LINE_KIND, split.joined):
         kind = m.lastgroup
         if kind == "page":
             pages.append((i, m))
@@ -200,8 +200,7 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
         else:
             special.append(i)
             if kind == "section":
-                raw = raw or text.splitlines()
-                lines[i] = _INVISIBLE.sub("", raw[i]).strip()
+                lines[i] = _INVISIBLE.sub("", split.raw(i)).strip()
     if drop := _boilerplate(lines, pages, dates):
         lines = ["" if line in drop else line for line in lines]
     for i in markers:
@@ -317,7 +316,7 @@ def _section(s: _Open) -> Section:
     history: list[str] = []
     refs: list[str] = []
     done = 0  # lines before this one are placed; only possible notes are looked at one by one
-    for k, _ in _matching_lines(_NOTE_LINE, lines):
+    for k, _ in _matching_lines(_NOTE_LINE, "\n" + "\n".join(lines)):
         if k < done:  # taken into a wrapped cross-reference
             continue
         text.extend(lines[done:k])
