@@ -29,13 +29,13 @@ def definition(text: str) -> list[str]:
 
 def check(text: str) -> None:
     """Both implementations give the definition's lines, those lines joined, and each raw line's place."""
-    compiled, python = split_lines(text), lines.Lines(text, *split_lines_py(text)[:2],
-                                                      memoryview(split_lines_py(text)[2]).cast("q"))
+    compiled = split_lines(text)
+    python = lines.Lines(text, *split_lines_py(text)[:2], memoryview(split_lines_py(text)[2]).cast("q"))
     for found in (compiled, python):
         assert found.lines == definition(text)
         assert found.joined == "\n" + "\n".join(found.lines)
         assert [found.raw(i) for i in range(len(found.lines))] == text.splitlines()
-        assert len(found.spans) == 2 * len(found.lines)
+        assert len(found.ends) == len(found.lines)
 
 
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -63,7 +63,7 @@ def test_the_real_codes_normalise_alike(locus_raw: Path) -> None:
     for path in files:
         text = decode_text(path.read_bytes(), path)
         compiled, python = split_lines(text), split_lines_py(text)
-        assert (compiled.lines, compiled.joined, compiled.spans.tobytes()) == python, path
+        assert (compiled.lines, compiled.joined, compiled.ends.tobytes()) == python, path
 
 
 def test_a_wrong_argument_is_a_type_error() -> None:

@@ -1,10 +1,11 @@
 /* The lines of a text, each with invisible characters removed and its spaces squeezed: the compiled form of
  * neurips26.corpora.locus.formats.lines.split_lines_py (see that module; a test checks that both agree).
  *
- *   split_lines(text) -> (lines, joined, spans)
+ *   split_lines(text) -> (lines, joined, ends)
  *     lines  == [" ".join(INVISIBLE.sub("", line).split()) for line in text.splitlines()]
  *     joined == "\n" + "\n".join(lines)
- *     spans  == bytes of native int64 (start, end) pairs: text[start:end] == text.splitlines()[i]
+ *     ends   == bytes of native int64: where each line ends in text, after its line break
+ *               (itertools.accumulate(map(len, text.splitlines(keepends=True))))
  *
  * Line breaks are those of str.splitlines (\r\n counts once), spaces those of str.split (Py_UNICODE_ISSPACE),
  * invisible characters those of lines.INVISIBLE_CHARS. One pass over the text: each line is squeezed into the
@@ -41,9 +42,9 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
 {                                                                                                            \
     PyObject *lines = PyList_New(0), *result = NULL;                                                         \
     CHAR *joined = PyMem_Malloc((length + 1) * sizeof(CHAR));                                                \
-    Py_ssize_t n_spans = 0, spans_capacity = 1024;                                                           \
-    int64_t *spans = PyMem_Malloc(spans_capacity * sizeof(int64_t));                                         \
-    if (lines == NULL || joined == NULL || spans == NULL) {                                                  \
+    Py_ssize_t n_lines = 0, ends_capacity = 1024;                                                            \
+    int64_t *ends = PyMem_Malloc(ends_capacity * sizeof(int64_t));                                           \
+    if (lines == NULL || joined == NULL || ends == NULL) {                                                   \
         PyErr_NoMemory();                                                                                    \
         goto done;                                                                                           \
     }                                                                                                        \
@@ -51,7 +52,7 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
     Py_ssize_t at = 1;  /* where the next line goes in joined */                                             \
     Py_ssize_t i = 0;                                                                                        \
     while (i < length) {                                                                                     \
-        Py_ssize_t start = i, n = 0;                                                                         \
+        Py_ssize_t n = 0;                                                                                    \
         CHAR *out = joined + at;                                                                             \
         int space = 0;                                                                                       \
         Py_UCS4 c = 0;                                                                                       \
@@ -92,34 +93,33 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
             goto done;                                                                                       \
         }                                                                                                    \
         Py_DECREF(line);                                                                                     \
-        if (n_spans + 2 > spans_capacity) {                                                                  \
-            spans_capacity *= 2;                                                                             \
-            int64_t *grown = PyMem_Realloc(spans, spans_capacity * sizeof(int64_t));                         \
-            if (grown == NULL) {                                                                             \
-                PyErr_NoMemory();                                                                            \
-                goto done;                                                                                   \
-            }                                                                                                \
-            spans = grown;                                                                                   \
-        }                                                                                                    \
-        spans[n_spans++] = start;                                                                            \
-        spans[n_spans++] = i;                                                                                \
         at += n;                                                                                             \
         if (i < length) {  /* at a line break (\r\n is one); the next line, if any, follows a "\n" */        \
             i += (c == 0x0d && i + 1 < length && text[i + 1] == 0x0a) ? 2 : 1;                              \
             if (i < length)                                                                                  \
                 joined[at++] = '\n';                                                                         \
         }                                                                                                    \
+        if (n_lines == ends_capacity) {                                                                      \
+            ends_capacity *= 2;                                                                              \
+            int64_t *grown = PyMem_Realloc(ends, ends_capacity * sizeof(int64_t));                           \
+            if (grown == NULL) {                                                                             \
+                PyErr_NoMemory();                                                                            \
+                goto done;                                                                                   \
+            }                                                                                                \
+            ends = grown;                                                                                    \
+        }                                                                                                    \
+        ends[n_lines++] = i;                                                                                 \
     }                                                                                                        \
     PyObject *joined_str = PyUnicode_FromKindAndData(KIND, joined, at);                                        \
-    PyObject *spans_bytes = PyBytes_FromStringAndSize((const char *)spans, n_spans * sizeof(int64_t));       \
-    if (joined_str != NULL && spans_bytes != NULL)                                                           \
-        result = PyTuple_Pack(3, lines, joined_str, spans_bytes);                                            \
+    PyObject *ends_bytes = PyBytes_FromStringAndSize((const char *)ends, n_lines * sizeof(int64_t));         \
+    if (joined_str != NULL && ends_bytes != NULL)                                                            \
+        result = PyTuple_Pack(3, lines, joined_str, ends_bytes);                                             \
     Py_XDECREF(joined_str);                                                                                  \
-    Py_XDECREF(spans_bytes);                                                                                 \
+    Py_XDECREF(ends_bytes);                                                                                  \
 done:                                                                                                        \
     Py_XDECREF(lines);                                                                                       \
     PyMem_Free(joined);                                                                                      \
-    PyMem_Free(spans);                                                                                       \
+    PyMem_Free(ends);                                                                                        \
     return result;                                                                                           \
 }
 
@@ -148,9 +148,9 @@ split_lines(PyObject *module, PyObject *text)
 
 static PyMethodDef methods[] = {
     {"split_lines", split_lines, METH_O,
-     "split_lines(text) -> (lines, joined, spans): the lines of text (str.splitlines), each with invisible "
-     "characters removed and runs of spaces as one space, stripped; \"\\n\" + \"\\n\".join(lines); and the "
-     "(start, end) of each line in text, as native int64 pairs."},
+     "split_lines(text) -> (lines, joined, ends): the lines of text (str.splitlines), each with invisible "
+     "characters removed and runs of spaces as one space, stripped; \"\\n\" + \"\\n\".join(lines); and where "
+     "each line ends in text, after its line break (native int64)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,16 +24,16 @@ INVISIBLE = re.compile(f"[{re.escape(INVISIBLE_CHARS)}]")
 
 @dataclass(frozen=True)
 class Lines:
-    """A text's lines: normalised, joined for a scan, and where each one is in the text."""
+    """A text's lines: normalised, joined for a scan, and where each one ends in the text."""
 
     text: str
     lines: list[str]  # normalised (:func:`normalize`)
     joined: str  # "\n" + "\n".join(lines): a pattern starting with "\n" finds line starts in one scan
-    spans: memoryview  # int64 (start, end) pairs: line i is text[spans[2i]:spans[2i + 1]]
+    ends: memoryview  # int64: where line i ends in the text, after its line break
 
     def raw(self, i: int) -> str:
         """Line ``i`` as it is in the text (``text.splitlines()[i]``)."""
-        return self.text[self.spans[2 * i]:self.spans[2 * i + 1]]
+        return self.text[self.ends[i - 1] if i else 0:self.ends[i]].splitlines()[0]
 
 
 def normalize(line: str) -> str:
@@ -48,24 +48,22 @@ def normalize(line: str) -> str:
 
 def split_lines(text: str) -> Lines:
     """The lines of ``text``, normalised (:func:`normalize` of each of ``text.splitlines()``)."""
-    lines, joined, spans = _split(text)
-    return Lines(text, lines, joined, memoryview(spans).cast("q"))
+    lines, joined, ends = _split(text)
+    return Lines(text, lines, joined, memoryview(ends).cast("q"))
 
 
 def split_lines_py(text: str) -> tuple[list[str], str, bytes]:
-    """What the compiled ``_lines.split_lines`` returns, in Python: (lines, joined, spans as int64 bytes)."""
+    """What the compiled ``_lines.split_lines`` returns, in Python: (lines, joined, ends as int64 bytes)."""
     if any(c in text for c in INVISIBLE_CHARS):
         squeeze = normalize
     else:
         def squeeze(line: str) -> str:
             return " ".join(line.split())
-    raw = text.splitlines()
     # a printable line holds no space but " ": stripped and without a double space, it is normalised
-    lines = [line if line.isprintable() and "  " not in line else squeeze(line) for line in map(str.strip, raw)]
-    starts = itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0)
-    spans = array.array("q", itertools.chain.from_iterable((start, start + len(line))
-                                                           for start, line in zip(starts, raw, strict=False)))
-    return lines, "\n" + "\n".join(lines), spans.tobytes()
+    lines = [line if line.isprintable() and "  " not in line else squeeze(line)
+             for line in map(str.strip, text.splitlines())]
+    ends = array.array("q", itertools.accumulate(map(len, text.splitlines(keepends=True))))
+    return lines, "\n" + "\n".join(lines), ends.tobytes()
 
 
 try:
