@@ -53,9 +53,9 @@ PHASES = [
     ("neurips26.hubfolder.shards.SplitWriter", "_append", "row groups cut and copied"),
     ("neurips26.hubfolder.shards.SplitWriter", "_write_table", "Parquet write: {}"),
     ("neurips26.hubfolder.shards.SplitWriter", "close", "shard sha256 and renames"),
-    ("neurips26.hubfolder", "write_card", "card, Croissant, manifest (first use imports their libraries)"),
-    ("neurips26.hubfolder", "write_croissant", "card, Croissant, manifest (first use imports their libraries)"),
-    ("neurips26.hubfolder", "write_manifest", "card, Croissant, manifest (first use imports their libraries)"),
+    ("neurips26.hubfolder", "write_card", "card, Croissant, manifest"),
+    ("neurips26.hubfolder", "write_croissant", "card, Croissant, manifest"),
+    ("neurips26.hubfolder", "write_manifest", "card, Croissant, manifest"),
 ]
 
 
