@@ -11,7 +11,9 @@ Steps:
    peak RSS), and check that all builds' shards are byte-identical.
 3. The limit: a plain ``pyarrow`` read of the same bytes, a compiled-regex split at section lines and a zstd
    Parquet write of the pieces, in this process (what one core can do with no parsing at all).
-4. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
+4. The Municode text parser alone on the real Georgia exports (CPU time, text in memory), with the compiled
+   line split and with its Python fallback (``corpora/locus/formats/lines.py``).
+5. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
    seconds of one rendered page), of a ``--codes`` build with OCR on N nodes.
 
 Prints tables and writes the numbers as JSON. Queries and search: ``bench/locus_search.py``.
@@ -257,6 +259,33 @@ def limit_run(raw: Path, out: Path) -> dict[str, float]:
             "cpu_s": time.process_time() - cpu}
 
 
+def parser_speeds(repeats: int) -> dict[str, float]:
+    """MB/s per CPU second of the Municode text parser alone (``sections_from_text``, decoded text in memory) on
+    the real Georgia ``.txt`` exports, with the compiled line split and with its Python fallback; the best of
+    ``repeats`` interleaved passes (at least five)."""
+    from neurips26.corpora.locus.formats import lines, municode
+    from neurips26.corpora.locus.formats.base import decode_text
+
+    paths = sorted((SHARED_LOCUS / "georgia").glob("*/*.txt"))
+    texts = [decode_text(p.read_bytes(), p) for p in paths]
+    size = sum(p.stat().st_size for p in paths)
+    compiled = lines._split
+    splits = {"compiled line split": compiled} if lines.COMPILED else {}
+    splits["Python fallback"] = lines.split_lines_py
+    best = dict.fromkeys(splits, math.inf)
+    try:
+        for _ in range(max(5, repeats)):
+            for name, split in splits.items():
+                lines._split = split
+                start = time.process_time()
+                for text in texts:
+                    municode.sections_from_text(text)
+                best[name] = min(best[name], time.process_time() - start)
+    finally:
+        lines._split = compiled
+    return {"bytes": size, "files": len(paths), **{name: size / MB / s for name, s in best.items()}}
+
+
 def ocr_page_seconds() -> float | None:
     """CPU seconds Tesseract (one thread) takes for one letter page of code text rendered at 300 dpi (None
     without Tesseract)."""
@@ -381,6 +410,8 @@ def main(argv: list[str] | None = None) -> None:
         with console.status("limit: pyarrow read + regex split + Parquet write"):
             limit = min((limit_run(workdir / "raw", workdir / "limit") for _ in range(args.repeats)),
                         key=lambda run: run["cpu_s"])
+        with console.status("Municode text parser alone"):
+            parser = parser_speeds(args.repeats)
         with console.status("OCR of one rendered page"):
             ocr_s = ocr_page_seconds()
         load_end, cpus = os.getloadavg()[0], os.cpu_count() or 1
@@ -395,6 +426,8 @@ def main(argv: list[str] | None = None) -> None:
             Row("input files / sections / characters",
                 f"{report['files_in']:,} / {report['sections']:,} / {report['characters']:,}"),
             *build_rows(runs, limit),
+            *[Row(f"Municode text parser alone ({parser['files']} real exports, {parser['bytes'] / MB:.2f} MB; "
+                  f"CPU time), {name}", parser[name], "MB/s") for name in parser if name not in ("bytes", "files")],
             Row(f"shards byte-identical to {runs[0].tag}", identical or "(one build)"),
             Row("OCR, one 300 dpi page of code text (Tesseract, 1 thread, CPU time)",
                 ocr_s if ocr_s is not None else "n/a", "s"),
@@ -414,7 +447,8 @@ def main(argv: list[str] | None = None) -> None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
             "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-            "copies": copies, "sample_bytes": sample, "target_bytes": target, "limit": limit, "ocr_page_s": ocr_s,
+            "copies": copies, "sample_bytes": sample, "target_bytes": target, "limit": limit, "parser": parser,
+            "ocr_page_s": ocr_s,
             "builds": [{k: str(v) if isinstance(v, Path) else v for k, v in asdict(r).items() if k != "log"}
                        for r in runs],
             "shard_differences": differences, "bench_rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
