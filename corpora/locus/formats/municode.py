@@ -60,6 +60,8 @@ _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Se
 BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
 _LOWER = re.compile("[a-z]")
+_LETTER = re.compile("[A-Za-z]")
+_DIGIT = re.compile(r"\d")
 _PARENS = re.compile("[()]")
 _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
     r"(?:Ords?\.|Ordinance|Code\b|Res\.|Resolution|Amd\.|Amend|Min\.|Minutes|Mo\.|Acts?\b"
@@ -124,7 +126,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None
     if m := HEADING_LINE.fullmatch(line):
         kind = m["kind"].lower()
-        if kind == "subdivision" or not re.search("[a-z]", m["title"]):  # titles are in capitals
+        if kind == "subdivision" or not _LOWER.search(m["title"]):  # titles are in capitals
             return _KINDS[kind], line
         return None
     if m := _BARE_HEADING.fullmatch(line):
@@ -152,7 +154,7 @@ def closing_group(line: str) -> int | None:
 def _citation(group: str) -> str | None:
     """The citation inside ``(Ord. of 6-17-2008, § 1)``-like text, or None when it is not one."""
     inner = group[1:-1].strip()
-    return inner if _HISTORY_START.match(inner) and re.search(r"\d", inner) else None
+    return inner if _HISTORY_START.match(inner) and _DIGIT.search(inner) else None
 
 
 def _matching_lines(pattern: re.Pattern[str], joined: str) -> Iterator[tuple[int, re.Match[str]]]:
@@ -337,7 +339,7 @@ def _section(s: _Open) -> Section:
     text.extend(lines[done:])
     body = "\n".join(text)
     status = _status(s.heading, body, s.reserved_range)
-    if status == "reserved" and not re.search("[A-Za-z]", body):  # layout debris (`.....`, `3`), not text
+    if status == "reserved" and not _LETTER.search(body):  # layout debris (`.....`, `3`), not text
         body = ""
     return Section(number=s.number, heading=s.heading, text=body, path=s.path, history=history,
                    cross_references=refs, status=status)
