@@ -68,10 +68,10 @@ class V1Source:
     def write_shards(self, out: Path, pool: Executor,
                      progress: Callable[[int, int], None] | None = None) -> dict[str, Future[list[hubfolder.Shard]]]:
         """Start writing the ``sections``, ``v1_source`` and ``locus_v1`` shards of every row under ``out``, each
-        config in its own thread of ``pool`` (3 threads: Arrow's Parquet writer and compute release the
-        interpreter lock), fed a jurisdiction at a time in output order, so that each writer gets the rows of a
-        serial build in the same order and writes the same bytes; return each config's future shards.
-        ``progress`` counts the jurisdictions whose ``locus_v1`` rows are written."""
+        config in a thread of ``pool`` of its own (3 threads; Arrow's Parquet writer releases the interpreter
+        lock), fed a jurisdiction at a time in output order: each writer gets the rows in the order of a serial
+        build and writes the same bytes. Return each config's future shards; ``progress`` counts the
+        jurisdictions whose ``locus_v1`` rows are written."""
         sections, source = self.tables
         spans = list(self.spans())
 
