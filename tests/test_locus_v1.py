@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from neurips26.corpora.locus import build as locus
-from neurips26.corpora.locus import counties, records, v1
+from neurips26.corpora.locus import counties, records, v1, v1_ingest
 
 from neurips26 import hubfolder
 from neurips26.errors import UserError
@@ -337,3 +337,45 @@ def test_section_ids_of_repeated_and_missing_keys(tmp_path: Path) -> None:
     # ("1300564", 2) k8, ("d", 1) k0 and k6 (Bartow's ids went first); the made-up id of k7 (position 2) meets k8's
     assert ids[:4] + ids[6:9] == ["d:1~4", "1300564:1", ":1", "1300564:0", "d:1~5", "1300564:2", "1300564:2~2"]
     assert len(set(ids)) == len(ids)
+
+
+def test_ingest_writes_the_bytes_of_a_serial_build(tmp_path: Path) -> None:
+    """The ingest writes sections, v1_source and locus_v1 each in a thread of its own, beside the rest of the build:
+    with several row groups per config and codes split across files, a rebuild gives the same folder byte for byte,
+    sections and v1_source are the shards one writer makes of every row at once, and locus_v1 the shards the
+    raw-code path makes from the built sections and v1_source."""
+    n, codes = 20_000, 40
+    code = [i * codes // n for i in range(n)]
+    rows = pa.table({
+        "document_id": [f"doc-{k}" for k in code], "section_index": list(range(n)), "state": ["GA"] * n,
+        "jurisdiction_name": [f"City {k}" for k in code], "jurisdiction_type": ["city"] * n,
+        "jurisdiction_geoid": [f"13{k:05d}" for k in code],
+        "header": [f"Sec. {k}-{i}. - Dogs at large" for i, k in enumerate(code)],
+        "content": [f"{TEXT}({i})" for i in range(n)],
+        "function": [records.FUNCTIONS[i % 4] for i in range(n)], "topic": [records.TOPICS[i % 5] for i in range(n)],
+        "is_substantive": [i % 4 != 0 for i in range(n)]})
+    (tmp_path / "in").mkdir()
+    for name, (start, stop) in {"a": (0, 7_001), "b": (7_001, 13_500), "c": (13_500, n)}.items():
+        pq.write_table(rows.slice(start, stop - start), tmp_path / "in" / f"{name}.parquet")
+    first, again = tmp_path / "locus", tmp_path / "again"
+    locus.build(from_locus_v1=tmp_path / "in", out=first)
+    locus.build(from_locus_v1=tmp_path / "in", out=again)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    for rel in files:
+        assert (first / rel).read_bytes() == (again / rel).read_bytes(), rel
+
+    meta = pq.ParquetFile(next((first / "data" / "locus_v1").glob("*.parquet"))).metadata
+    assert meta.num_rows == n and meta.num_row_groups == 3
+    serial = tmp_path / "serial"
+    sections, source = v1_ingest.read_v1(tmp_path / "in").tables
+    for config, schema, table in (("sections", records.SECTIONS, sections), ("v1_source", records.V1_SOURCE, source)):
+        writer = hubfolder.SplitWriter(serial, config, schema)
+        writer.write_batch(table)
+        writer.close()
+    shutil.copytree(first / "data" / "county_representatives", serial / "data" / "county_representatives")
+    shutil.copytree(first / "data" / "jurisdictions", serial / "data" / "jurisdictions")
+    v1.write_shards(serial)
+    for config in ("sections", "v1_source", "locus_v1"):
+        shard = "train-00000-of-00001.parquet"
+        assert (serial / "data" / config / shard).read_bytes() == (first / "data" / config / shard).read_bytes()

@@ -11,15 +11,17 @@ Configs written: ``sections`` (the corpus), ``jurisdictions``, ``counties`` (the
 the folder was built from the embedded sample.
 
 Rows are streamed into the shards jurisdiction by jurisdiction, so memory is bounded by the largest single
-code, and the output does not depend on the number of workers.
+code (an ingest holds the download it read), and the output does not depend on the number of workers. Arrow
+work runs in threads beside the rest of the build where it can (Arrow releases the interpreter lock): an
+ingest's ``sections``, ``v1_source`` and ``locus_v1`` shards, each in a thread of its own fed in output order;
+from raw codes with workers, ``locus_v1`` beside the evaluation sets. The bytes are those of a serial build.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
@@ -50,6 +52,7 @@ from .records import (
     BuildReport,
     CodeResult,
     FileReport,
+    Jurisdiction,
     natural_key,
 )
 
@@ -90,7 +93,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         jurisdictions, all_files = v1_input.jurisdictions, list(v1_input.files)
         errors.extend(v1_input.errors)
         report = BuildReport()
-        results: Iterator[tuple[CodeResult, pa.Table | None]] = v1_input.results()
+        results = None
     else:
         root = (raw or SAMPLE_DIR).resolve()
         if not root.is_dir():
@@ -100,8 +103,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         all_files = rawfolder.unowned_files(root, jurisdictions, errors)
         inputs[CSV_NAME] = hubfolder.sha256_file(root / CSV_NAME)
         jobs = [(root, j) for j in jurisdictions]
-        parsed = distributed.run(jobs, workers, address) if engine == "ray" else rawfolder.run(jobs, workers)
-        results = ((r, None) for r in parsed)
+        results = distributed.run(jobs, workers, address) if engine == "ray" else rawfolder.run(jobs, workers)
 
     final = Path(out)
     out = hubfolder.begin_build(final)  # a hidden sibling, renamed into place once complete
@@ -113,41 +115,52 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     ]}
     specs["sections"].default = True
     ingested = v1_input is not None
-    v1_writer = hubfolder.SplitWriter(out, "locus_v1", V1_SCHEMA) if ingested else None
-    jurisdiction_rows, released = _write_sections(out, specs, jurisdictions, results, all_files, errors, report,
-                                                  v1_input, v1_writer, progress)
-    _count_files(root, all_files, errors, inputs, report, ingested)
-    if gold is not None:
-        inputs[f"gold/{goldset.GOLD_FILE}"] = hubfolder.sha256_file(Path(gold) / goldset.GOLD_FILE)
+    with ThreadPoolExecutor(3 if ingested else 1) as pool:
+        written: dict[str, Future[list[hubfolder.Shard]]] = {}  # config -> its shards, written in a thread
+        if ingested:
+            specs["v1_source"] = hubfolder.ConfigSpec(
+                "v1_source", V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
+            written = v1_input.write_shards(out, pool, progress)  # sections, v1_source, locus_v1
+            jurisdiction_rows = [_jurisdiction_row(j, v1_input.n_files[j.jurisdiction_id],
+                                                   v1_input.sections.slice(start, n), report)
+                                 for j, start, n in v1_input.spans()]
+            sections, released = v1_input.sections, v1.released_labels(v1_input.tables[1])
+        else:
+            jurisdiction_rows = _write_sections(out, specs, jurisdictions, results, all_files, errors, report,
+                                                progress)
+            sections, released = [out / s.path for s in specs["sections"].shards["train"]], None
+        _count_files(root, all_files, errors, inputs, report, ingested)
+        if gold is not None:
+            inputs[f"gold/{goldset.GOLD_FILE}"] = hubfolder.sha256_file(Path(gold) / goldset.GOLD_FILE)
 
-    hubfolder.write_table(out, specs["jurisdictions"], jurisdiction_rows)
-    access = counties.county_rows(jurisdictions, jurisdiction_rows)
-    hubfolder.write_table(out, specs["counties"], access)
-    errors.sort(key=lambda e: (e["level"] != "row", natural_key(e["source_file"]), e["reason"]))
-    hubfolder.write_table(out, specs["errors"], errors)
-    representatives = counties.representative_rows(access, jurisdiction_rows, populations)
-    coverage = counties.coverage_rows(representatives, [j.state for j in jurisdictions])
-    county_layer = {}  # listed after the evaluation sets; written now, as locus_v1 reads it
-    for name, schema, rows, desc in [
-        ("county_representatives", REPRESENTATIVES, representatives,
-         "County layer as the LOCUS paper defines it: one representative code per county."),
-        ("coverage", COVERAGE, coverage, "Counties with a representative code, per state."),
-    ]:
-        county_layer[name] = hubfolder.ConfigSpec(name, schema, desc)
-        hubfolder.write_table(out, county_layer[name], rows)
+        hubfolder.write_table(out, specs["jurisdictions"], jurisdiction_rows)
+        access = counties.county_rows(jurisdictions, jurisdiction_rows)
+        hubfolder.write_table(out, specs["counties"], access)
+        errors.sort(key=lambda e: (e["level"] != "row", natural_key(e["source_file"]), e["reason"]))
+        hubfolder.write_table(out, specs["errors"], errors)
+        representatives = counties.representative_rows(access, jurisdiction_rows, populations)
+        coverage = counties.coverage_rows(representatives, [j.state for j in jurisdictions])
+        county_layer = {}  # listed after the evaluation sets; written now, as locus_v1 reads it
+        for name, schema, rows, desc in [
+            ("county_representatives", REPRESENTATIVES, representatives,
+             "County layer as the LOCUS paper defines it: one representative code per county."),
+            ("coverage", COVERAGE, coverage, "Counties with a representative code, per state."),
+        ]:
+            county_layer[name] = hubfolder.ConfigSpec(name, schema, desc)
+            hubfolder.write_table(out, county_layer[name], rows)
 
-    # The last two passes over the sections: locus_v1 (an ingest wrote its rows beside the sections; from raw
-    # codes they come from the configs above) and the evaluation sets, side by side when workers were given:
-    # locus_v1 is Arrow work, which runs in a thread without holding the interpreter lock most of the time.
-    locus_v1_spec = hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION)
-    built = [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]]
-    with ThreadPoolExecutor(1) if not ingested and workers > 1 else contextlib.nullcontext() as beside:
-        locus_v1 = beside.submit(v1.write_shards, out) if beside else None
-        sets = _write_evalsets(out, specs, built, released, gold_rows, v1_input.sections if ingested else None)
-        del v1_input, results  # the LOCUS-v1 download's rows are no longer needed
-        locus_v1_spec.shards["train"] = (v1_writer.close() if v1_writer else
-                                         locus_v1.result() if locus_v1 else v1.write_shards(out))
-    specs.update(county_layer, locus_v1=locus_v1_spec)
+        # The last passes over the sections: the evaluation sets and, from raw codes, locus_v1 (made from the
+        # configs above; beside the evaluation sets when workers were given, else after them).
+        if not ingested and workers > 1:
+            written["locus_v1"] = pool.submit(v1.write_shards, out)
+        built = [j["jurisdiction_id"] for j in jurisdiction_rows if j["n_sections"]]
+        sets = _write_evalsets(out, specs, built, sections, released, gold_rows)
+        del v1_input, results, sections, released  # the build's own references to the download's rows
+        specs.update(county_layer, locus_v1=hubfolder.ConfigSpec("locus_v1", V1_SCHEMA, v1.DESCRIPTION))
+        for name, shards in written.items():
+            specs[name].shards["train"] = shards.result()
+        if "locus_v1" not in written:
+            specs["locus_v1"].shards["train"] = v1.write_shards(out)
 
     configs = list(specs.values())
     meta = {**META, **(v1.LICENSE if ingested else {})}  # LOCUS-v1 is CC-BY-NC-4.0
@@ -166,46 +179,35 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
     return report
 
 
-def _write_sections(out: Path, specs: dict, jurisdictions: list, results: Iterator, all_files: list[FileReport],
-                    errors: list[dict], report: BuildReport, v1_input: v1_ingest.V1Source | None,
-                    v1_writer: hubfolder.SplitWriter | None,
-                    progress: Callable[[int, int], None] | None) -> tuple[list[dict], pa.Table | None]:
-    """Stream every jurisdiction's sections (and, for an ingest, its v1_source and locus_v1 rows) into their
-    shards; return the jurisdiction rows and, for an ingest, the released labels by section_id
-    (``v1.released_labels``)."""
-    sections_writer = hubfolder.SplitWriter(out, "sections", SECTIONS)
-    source_writer = hubfolder.SplitWriter(out, "v1_source", V1_SOURCE) if v1_input else None
+def _write_sections(out: Path, specs: dict, jurisdictions: list[Jurisdiction], results: Iterator[CodeResult],
+                    all_files: list[FileReport], errors: list[dict], report: BuildReport,
+                    progress: Callable[[int, int], None] | None) -> list[dict]:
+    """Stream every jurisdiction's parsed sections into their shards; return the jurisdiction rows."""
+    writer = hubfolder.SplitWriter(out, "sections", SECTIONS)
     jurisdiction_rows: list[dict] = []
-    released: list[pa.Table] = []  # the v1_source rows, whose labels the evaluation sets use
     by_id = {j.jurisdiction_id: j for j in jurisdictions}
-    for i, (result, source_rows) in enumerate(results, start=1):
-        j = by_id[result.jurisdiction_id]
-        batch = result.batch
-        sections_writer.write_batch(batch)
-        if source_writer is not None:
-            source_writer.write_batch(source_rows)
-            v1_writer.write_batch(v1.ingested_rows(batch, source_rows, j.name))
-            released.append(source_rows)
+    for i, result in enumerate(results, start=1):
+        writer.write_batch(result.batch)
         all_files.extend(result.files)
         errors.extend(result.record_errors)
-        chars = pc.sum(pc.utf8_length(batch.column("text"))).as_py() or 0
-        report.sections += batch.num_rows
-        report.characters += chars
-        jurisdiction_rows.append({
-            **{k: getattr(j, k) for k in ("jurisdiction_id", "name", "kind", "state", "state_fips",
-                                          "counties", "county_fips", "source")},
-            "n_files": v1_input.n_files[j.jurisdiction_id] if v1_input else len(result.files),
-            "n_sections": batch.num_rows, "n_characters": chars,
-            "formats": sorted(pc.unique(batch.column("format")).to_pylist()),
-        })
+        jurisdiction_rows.append(_jurisdiction_row(by_id[result.jurisdiction_id], len(result.files), result.batch,
+                                                   report))
         if progress:
             progress(i, len(jurisdictions))
-    specs["sections"].shards["train"] = sections_writer.close()
-    if source_writer is not None:
-        specs["v1_source"] = hubfolder.ConfigSpec(
-            "v1_source", V1_SOURCE, "LOCUS-v1 identity and label columns of the ingested rows, by section_id.")
-        specs["v1_source"].shards["train"] = source_writer.close()
-    return jurisdiction_rows, v1.released_labels(pa.concat_tables(released)) if released else None
+    specs["sections"].shards["train"] = writer.close()
+    return jurisdiction_rows
+
+
+def _jurisdiction_row(j: Jurisdiction, n_files: int, sections: pa.RecordBatch | pa.Table,
+                      report: BuildReport) -> dict:
+    """The ``jurisdictions`` row of ``j`` with its sections, which ``report`` counts."""
+    chars = pc.sum(pc.utf8_length(sections.column("text"))).as_py() or 0
+    report.sections += sections.num_rows
+    report.characters += chars
+    return {**{k: getattr(j, k) for k in ("jurisdiction_id", "name", "kind", "state", "state_fips", "counties",
+                                           "county_fips", "source")},
+            "n_files": n_files, "n_sections": sections.num_rows, "n_characters": chars,
+            "formats": sorted(pc.unique(sections.column("format")).to_pylist())}
 
 
 def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], inputs: dict[str, str],
@@ -234,12 +236,11 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
     report.record_errors = sum(e["level"] == "record" for e in errors)
 
 
-def _write_evalsets(out: Path, specs: dict, built: list[str], released: pa.Table | None,
-                    gold_rows: list[dict] | None, sections: pa.Table | None = None) -> dict:
-    """Derive, check and write the evaluation configs (from ``sections`` where the build still holds them, else
-    from the shards); return the sets (for the card)."""
-    shards = [out / s.path for s in specs["sections"].shards["train"]]
-    sets = evalsets.derive(sections if sections is not None else shards, built, released)
+def _write_evalsets(out: Path, specs: dict, built: list[str], sections: list[Path] | pa.Table,
+                    released: pa.Table | None, gold_rows: list[dict] | None) -> dict:
+    """Derive, check and write the evaluation configs from ``sections`` (its shards, or the table itself where the
+    build holds it); return the sets (for the card)."""
+    sets = evalsets.derive(sections, built, released)
     if not sets:
         if gold_rows is not None:
             raise BuildError("--gold: the build has too few jurisdictions for evaluation sets "

@@ -53,6 +53,7 @@ MIN_TEXT = 80
 SKIP_HEADINGS = ("reserved", "repealed", "[reserved]", "[repealed]")
 COLUMNS = ["section_id", "jurisdiction_id", "number", "heading", "text", "path", "status"]
 BATCH_ROWS = 8_192  # sections read at a time (a row group: memory stays flat whatever the corpus)
+TABLE_BATCH_ROWS = 65_536  # sections taken at a time from a table the build holds (fewer passes; text not copied)
 NO_BOUND = 2**64 - 1
 _PATH_SEP = "\x1f"
 TOPIC_OF = (pa.array(list(DOMAIN_TOPIC)), pa.array(list(DOMAIN_TOPIC.values())))  # domain -> weak topic
@@ -160,8 +161,7 @@ class _Pool:
 
 def _batches(sections: list[Path] | pa.Table) -> Iterator[pa.Table]:
     if isinstance(sections, pa.Table):
-        for batch in sections.select(COLUMNS).to_batches(max_chunksize=BATCH_ROWS):
-            yield pa.Table.from_batches([batch])
+        yield from (pa.Table.from_batches([b]) for b in sections.select(COLUMNS).to_batches(TABLE_BATCH_ROWS))
         return
     for shard in sections:
         for batch in pq.ParquetFile(shard).iter_batches(batch_size=BATCH_ROWS, columns=COLUMNS):

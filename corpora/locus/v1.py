@@ -129,9 +129,9 @@ def write_shards(folder: Path) -> list[hubfolder.Shard]:
     return writer.close()
 
 
-def ingested_rows(sections: pa.RecordBatch, source: pa.Table, jurisdiction_name: str) -> pa.Table:
-    """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made beside its sections (no copy): what
-    :func:`locus_v1_batches` reads back for them (identity and labels from ``v1_source``, as they came)."""
+def ingested_rows(sections: pa.Table, source: pa.Table, jurisdiction_name: str) -> pa.Table:
+    """The ``locus_v1`` rows of one jurisdiction of a LOCUS-v1 ingest, made from its sections and ``v1_source``
+    rows (no copy): what :func:`locus_v1_batches` reads back for them (identity and labels as they came)."""
     columns = {"state": sections["state"], "jurisdiction_name": pa.repeat(jurisdiction_name, sections.num_rows),
                "header": sections["heading"], "content": sections["text"],
                **{c: source[c] for c in IDENTITY + LABELS}}

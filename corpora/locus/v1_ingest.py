@@ -1,8 +1,8 @@
 """Ingest a LOCUS-v1 download (``neurips26 build locus --from-locus-v1 DIR``) into our records.
 
 See :mod:`.v1` for the rules (which files are inputs, how ids are made, the output order). This module reads
-the Parquet files and yields one :class:`~.records.CodeResult` per jurisdiction, with the identity and label
-columns of each row for the ``v1_source`` config.
+the Parquet files into our jurisdictions and the columns of every row (``sections``, and ``v1_source``: the
+identity and label columns), and writes them, with ``locus_v1``, each config in a thread of its own.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import csv
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -24,6 +25,7 @@ import pyarrow.parquet as pq
 
 from neurips26 import hubfolder
 
+from . import v1
 from .records import (
     BOOL,
     DOUBLE,
@@ -33,7 +35,7 @@ from .records import (
     STR,
     V1_COLUMNS,
     V1_SCHEMA,
-    CodeResult,
+    V1_SOURCE,
     FileReport,
     Jurisdiction,
     natural_key,
@@ -55,17 +57,35 @@ class V1Source:
     n_rows: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> sections
     n_files: dict[str, int] = field(default_factory=dict)  # jurisdiction_id -> files its rows came from
 
-    def results(self) -> Iterator[tuple[CodeResult, pa.Table]]:
-        """(sections of one jurisdiction, their v1_source rows), jurisdiction by jurisdiction. The columns are made
-        for the whole download at once, with Arrow (the text never becomes Python objects), then sliced."""
-        sections, source = self.tables
+    def spans(self) -> Iterator[tuple[Jurisdiction, int, int]]:
+        """(jurisdiction, its first row, its number of rows) of every jurisdiction, in output order."""
         start = 0
         for j in self.jurisdictions:
             n = self.n_rows[j.jurisdiction_id]
-            batches = sections.slice(start, n).to_batches()  # one, but where the slice spans two files
-            batch = batches[0] if len(batches) == 1 else pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
-            yield CodeResult(j.jurisdiction_id, batch, [], []), source.slice(start, n)
+            yield j, start, n
             start += n
+
+    def write_shards(self, out: Path, pool: Executor,
+                     progress: Callable[[int, int], None] | None = None) -> dict[str, Future[list[hubfolder.Shard]]]:
+        """Start writing the ``sections``, ``v1_source`` and ``locus_v1`` shards of every row under ``out``, each
+        config in a thread of ``pool`` of its own (3 threads; Arrow's Parquet writer releases the interpreter
+        lock), fed a jurisdiction at a time in output order: each writer gets the rows in the order of a serial
+        build and writes the same bytes. Return each config's future shards; ``progress`` counts the
+        jurisdictions whose ``locus_v1`` rows are written."""
+        sections, source = self.tables
+        spans = list(self.spans())
+
+        def locus_v1_rows() -> Iterator[pa.Table]:
+            for i, (j, start, n) in enumerate(spans, start=1):
+                yield v1.ingested_rows(sections.slice(start, n), source.slice(start, n), j.name)
+                if progress:
+                    progress(i, len(spans))
+
+        feeds = {"sections": (SECTIONS, (sections.slice(start, n) for _, start, n in spans)),
+                 "v1_source": (V1_SOURCE, (source.slice(start, n) for _, start, n in spans)),
+                 "locus_v1": (V1_SCHEMA, locus_v1_rows())}
+        return {config: pool.submit(_write, hubfolder.SplitWriter(out, config, schema), batches)
+                for config, (schema, batches) in feeds.items()}
 
     @property
     def sections(self) -> pa.Table:
@@ -291,6 +311,13 @@ def read_v1(folder: Path) -> V1Source:
     table = table.append_column("_jid", jids)
     return V1Source(jurisdictions, reports, errors, table, names, dict(n_rows),
                     {jid: len(f) for jid, f in n_files.items()})
+
+
+def _write(writer: hubfolder.SplitWriter, batches: Iterator[pa.Table]) -> list[hubfolder.Shard]:
+    """Write ``batches`` in order and close the writer (in a thread of its own)."""
+    for batch in batches:
+        writer.write_batch(batch)
+    return writer.close()
 
 
 def _identity(geoid: str, name: str, state: str, jurisdiction_type: str, fips: addfips.AddFIPS,
