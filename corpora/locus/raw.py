@@ -166,13 +166,13 @@ def sections_batch(jurisdiction: Jurisdiction, merged: list[tuple[formats.Sectio
 
 
 def _parse_to_spool(args: tuple[Path, Path, Jurisdiction]) -> CodeResult:
-    """Parse one jurisdiction in a worker; its rows go to ``<spool>/<jurisdiction_id>.arrow`` (Arrow IPC), the
-    rest comes back through the pipe."""
+    """Parse one jurisdiction in a worker; its rows go to ``<spool>/<jurisdiction_id>.arrow`` (one Arrow IPC
+    record batch message of the ``SECTIONS`` schema, which both sides know: no schema to write and read back per
+    code), the rest comes back through the pipe."""
     spool, raw, jurisdiction = args
     result = parse_code(raw, jurisdiction)
-    with pa.OSFile(str(spool / f"{result.jurisdiction_id}.arrow"), "wb") as sink, \
-            pa.ipc.new_file(sink, result.batch.schema) as writer:
-        writer.write_batch(result.batch)
+    with pa.OSFile(str(spool / f"{result.jurisdiction_id}.arrow"), "wb") as sink:
+        sink.write(result.batch.serialize())
     return dataclasses.replace(result, batch=None)
 
 
@@ -180,7 +180,7 @@ def _from_spool(spool: Path, result: CodeResult) -> CodeResult:
     """The worker's result with its rows memory-mapped from the spool file (no copy), the file unlinked."""
     path = spool / f"{result.jurisdiction_id}.arrow"
     with pa.memory_map(str(path)) as source:
-        batch = pa.ipc.open_file(source).get_batch(0)
+        batch = pa.ipc.read_record_batch(source, SECTIONS)
     path.unlink()  # the mapping keeps the pages until the batch is released
     return dataclasses.replace(result, batch=batch)
 
