@@ -54,6 +54,8 @@ def split_lines(text: str) -> Lines:
 
 def split_lines_py(text: str) -> tuple[list[str], str, bytes]:
     """What the compiled ``_lines.split_lines`` returns, in Python: (lines, joined, ends as int64 bytes)."""
+    if not isinstance(text, str):
+        raise TypeError(f"split_lines() expects str, not {type(text).__name__}")
     if any(c in text for c in INVISIBLE_CHARS):
         squeeze = normalize
     else:
