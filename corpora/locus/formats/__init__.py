@@ -1,12 +1,13 @@
 """Raw ordinance-code formats: detection from content and parsing into sections.
 
 The base types and the :data:`FORMATS` registry live in :mod:`.base`; each format module registers its
-parser there. Importing this package imports every format module, so :data:`FORMATS` is complete.
+parser there. The registry imports the format modules (``base.MODULES``) on its first lookup, so this package
+imports none of them: a format module importing a sibling (``from .municode import ...``) runs this file first,
+and an eager import here would make every format module part of one import cycle.
 """
 
 from __future__ import annotations
 
-from . import dc_xml, encodeplus, html_toc, municode, pdf, tei, word
 from .base import (
     FORMATS,
     SNIFF_BYTES,
@@ -21,4 +22,4 @@ from .base import (
 )
 
 __all__ = ["FORMATS", "SNIFF_BYTES", "STATUSES", "Folder", "Format", "FormatError", "Section", "decode_text",
-           "detect", "get_format", "dc_xml", "encodeplus", "html_toc", "municode", "pdf", "tei", "word"]
+           "detect", "get_format"]
