@@ -106,30 +106,16 @@ def _configs(schema: pa.Schema = TYPES) -> list[hubfolder.ConfigSpec]:
 
 
 def _huggingface_hub_text(configs: list[hubfolder.ConfigSpec], meta: Mapping[str, Any], body: str) -> str:
-    """What huggingface_hub's DatasetCard writes from DatasetCardData with datasets' features: the reference (the
-    card module's former code)."""
-    entries, infos = [], []
-    for spec in configs:
-        splits = spec.shards or {"train": []}
-        entry: dict[str, Any] = {"config_name": spec.name,
-                                 "data_files": [{"split": split, "path": f"data/{spec.name}/{split}-*.parquet"}
-                                                for split in splits]}
-        if spec.default:
-            entry["default"] = True
-        entries.append(entry)
-        infos.append({
-            "config_name": spec.name,
-            "features": datasets.Features.from_arrow_schema(spec.schema)._to_yaml_list(),
-            "splits": [{"name": split, "num_bytes": sum(s.num_bytes for s in shards),
-                        "num_examples": sum(s.rows for s in shards)} for split, shards in splits.items()],
-            "download_size": sum(s.bytes for shards in splits.values() for s in shards),
-            "dataset_size": sum(s.num_bytes for shards in splits.values() for s in shards),
-        })
+    """What huggingface_hub's DatasetCard writes from DatasetCardData, each config's features as datasets declares
+    them for its Arrow schema: the reference (the card module's former path). The configs and split sizes are the
+    header's own; reading the card back with datasets checks them (below)."""
+    header = hubfolder.card_header(configs, meta)  # only the features are replaced
+    infos = [{**info, "features": datasets.Features.from_arrow_schema(spec.schema)._to_yaml_list()}
+             for info, spec in zip(header["dataset_info"], configs, strict=True)]
     data = DatasetCardData(
         pretty_name=meta["pretty_name"], license=meta["license"], language=meta.get("language", ["en"]),
-        task_categories=meta["task_categories"],
-        size_categories=[hubfolder.size_category(max((c.rows() for c in configs), default=0))],
-        tags=meta.get("tags", []), configs=entries, dataset_info=infos)
+        task_categories=meta["task_categories"], size_categories=header["size_categories"],
+        tags=meta.get("tags", []), configs=header["configs"], dataset_info=infos)
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body.strip()}\n"))
 
 
