@@ -11,7 +11,7 @@ import csv
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from importlib import resources
@@ -69,8 +69,9 @@ class V1Source:
                      progress: Callable[[int, int], None] | None = None) -> dict[str, Future[list[hubfolder.Shard]]]:
         """Start writing the ``sections``, ``v1_source`` and ``locus_v1`` shards of every row under ``out``, each
         config in a thread of ``pool`` of its own (3 threads; Arrow's Parquet writer releases the interpreter
-        lock), fed a jurisdiction at a time in output order: each writer gets the rows in the order of a serial
-        build and writes the same bytes. Return each config's future shards; ``progress`` counts the
+        lock). ``sections`` and ``v1_source`` are fed a row group's worth at a time (a ``SplitWriter`` cuts the same
+        row groups however its rows come, and a small buffer keeps its bookkeeping small); ``locus_v1`` is made a
+        jurisdiction at a time, in output order. Return each config's future shards; ``progress`` counts the
         jurisdictions whose ``locus_v1`` rows are written."""
         sections, source = self.tables
         spans = list(self.spans())
@@ -81,8 +82,8 @@ class V1Source:
                 if progress:
                     progress(i, len(spans))
 
-        feeds = {"sections": (SECTIONS, (sections.slice(start, n) for _, start, n in spans)),
-                 "v1_source": (V1_SOURCE, (source.slice(start, n) for _, start, n in spans)),
+        feeds = {"sections": (SECTIONS, sections.to_batches(hubfolder.ROW_GROUP_ROWS)),
+                 "v1_source": (V1_SOURCE, source.to_batches(hubfolder.ROW_GROUP_ROWS)),
                  "locus_v1": (V1_SCHEMA, locus_v1_rows())}
         return {config: pool.submit(_write, hubfolder.SplitWriter(out, config, schema), batches)
                 for config, (schema, batches) in feeds.items()}
@@ -313,7 +314,7 @@ def read_v1(folder: Path) -> V1Source:
                     {jid: len(f) for jid, f in n_files.items()})
 
 
-def _write(writer: hubfolder.SplitWriter, batches: Iterator[pa.Table]) -> list[hubfolder.Shard]:
+def _write(writer: hubfolder.SplitWriter, batches: Iterable[pa.Table | pa.RecordBatch]) -> list[hubfolder.Shard]:
     """Write ``batches`` in order and close the writer (in a thread of its own)."""
     for batch in batches:
         writer.write_batch(batch)
