@@ -22,7 +22,7 @@ INVISIBLE_CHARS = "".join(map(chr, [*range(0x09), *range(0x0e, 0x20), 0x7f, 0x20
 INVISIBLE = re.compile(f"[{re.escape(INVISIBLE_CHARS)}]")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Lines:
     """A text's lines: normalised, joined for a scan, and where each one ends in the text."""
 
