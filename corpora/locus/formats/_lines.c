@@ -15,35 +15,67 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* What a character is to the normaliser. */
+enum { REGULAR = 0, SPACE = 1, INVISIBLE = 2, BREAK = 3 };
+
+static unsigned char latin1_class[256];  /* the class of U+0000..U+00FF, filled at import from the rules below */
+
 static inline int
-is_line_break(Py_UCS4 c)
+classify(Py_UCS4 c)
 {
+    /* line breaks of str.splitlines; invisible characters of lines.INVISIBLE_CHARS (removed before the spaces
+     * are squeezed, so \x1f, also a space to str.split, is invisible); spaces of str.split */
     switch (c) {
     case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x1c: case 0x1d: case 0x1e:
     case 0x85: case 0x2028: case 0x2029:
-        return 1;
+        return BREAK;
     default:
-        return 0;
+        break;
     }
+    if (c < 0x09 || (c >= 0x0e && c < 0x20) || c == 0x7f || c == 0x200b || c == 0xfeff || c == 0xfffe)
+        return INVISIBLE;
+    return Py_UNICODE_ISSPACE(c) ? SPACE : REGULAR;
 }
 
-static inline int
-is_invisible(Py_UCS4 c)
-{
-    /* keep in step with lines.INVISIBLE_CHARS */
-    return c < 0x09 || (c >= 0x0e && c < 0x20) || c == 0x7f || c == 0x200b || c == 0xfeff || c == 0xfffe;
+/* A str of the n code units at `data` (of kind CHAR) in the narrowest kind that holds them (str's canonical form),
+ * given `bound`, the OR of its characters other than spaces: its highest bit is that of their maximum, which is
+ * all PyUnicode_New looks at (a space, 0x20, never decides the kind). */
+#define DEFINE_MAKE_STR(NAME, CHAR)                                                                          \
+static PyObject *                                                                                            \
+NAME(const CHAR *data, Py_ssize_t n, Py_UCS4 bound)                                                          \
+{                                                                                                            \
+    PyObject *s = PyUnicode_New(n, bound > 0x10ffff ? 0x10ffff : bound);                                     \
+    if (s == NULL)                                                                                           \
+        return NULL;                                                                                         \
+    int kind = PyUnicode_KIND(s);                                                                            \
+    void *to = PyUnicode_DATA(s);                                                                            \
+    if (kind == (int)sizeof(CHAR))                                                                           \
+        memcpy(to, data, n * sizeof(CHAR));                                                                  \
+    else if (kind == PyUnicode_1BYTE_KIND)                                                                   \
+        for (Py_ssize_t k = 0; k < n; k++)                                                                   \
+            ((Py_UCS1 *)to)[k] = (Py_UCS1)data[k];                                                           \
+    else                                                                                                     \
+        for (Py_ssize_t k = 0; k < n; k++)                                                                   \
+            ((Py_UCS2 *)to)[k] = (Py_UCS2)data[k];                                                           \
+    return s;                                                                                                \
 }
 
-/* What split_lines returns, for one string kind (Py_UCS1, Py_UCS2 or Py_UCS4 code units). `joined` holds the
- * input's own code units; PyUnicode_FromKindAndData narrows each str where its characters allow. */
-#define DEFINE_SPLIT(NAME, CHAR, KIND)                                                                        \
+DEFINE_MAKE_STR(make_str_ucs1, Py_UCS1)
+DEFINE_MAKE_STR(make_str_ucs2, Py_UCS2)
+DEFINE_MAKE_STR(make_str_ucs4, Py_UCS4)
+
+/* What split_lines returns, for one string kind (Py_UCS1, Py_UCS2 or Py_UCS4 code units). Each line is squeezed
+ * into the joined text's buffer without a branch per character (a pending space is written, and kept only when
+ * a character follows it), and made a str from there. */
+#define DEFINE_SPLIT(NAME, CHAR, MAKE_STR)                                                                   \
 static PyObject *                                                                                            \
 NAME(const CHAR *text, Py_ssize_t length)                                                                    \
 {                                                                                                            \
     PyObject *lines = PyList_New(0), *result = NULL;                                                         \
-    CHAR *joined = PyMem_Malloc((length + 1) * sizeof(CHAR));                                                \
+    CHAR *joined = PyMem_Malloc((length + 2) * sizeof(CHAR));                                                \
     Py_ssize_t n_lines = 0, ends_capacity = 1024;                                                            \
     int64_t *ends = PyMem_Malloc(ends_capacity * sizeof(int64_t));                                           \
+    Py_UCS4 joined_bound = '\n';                                                                             \
     if (lines == NULL || joined == NULL || ends == NULL) {                                                   \
         PyErr_NoMemory();                                                                                    \
         goto done;                                                                                           \
@@ -54,45 +86,28 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
     while (i < length) {                                                                                     \
         Py_ssize_t n = 0;                                                                                    \
         CHAR *out = joined + at;                                                                             \
+        Py_UCS4 c = 0, bound = 0;                                                                            \
         int space = 0;                                                                                       \
-        Py_UCS4 c = 0;                                                                                       \
         for (; i < length; i++) {                                                                            \
             c = text[i];                                                                                     \
-            if (c < 0x80) {  /* the common case: ASCII, decided without the Unicode tables */                \
-                if (c >= 0x20 && c != 0x7f) {                                                                \
-                    if (c == ' ') {                                                                          \
-                        space = 1;                                                                           \
-                        continue;                                                                            \
-                    }                                                                                        \
-                }                                                                                            \
-                else if (c == '\t') {                                                                        \
-                    space = 1;                                                                               \
-                    continue;                                                                                \
-                }                                                                                            \
-                else if (is_line_break(c))                                                                   \
-                    break;                                                                                   \
-                else                                                                                         \
-                    continue;  /* invisible (0x1f too: str.split takes it for a space, but it goes first) */ \
-            }                                                                                                \
-            else if (is_line_break(c))                                                                       \
+            int class = c < 0x100 ? latin1_class[c] : classify(c);                                           \
+            if (class == BREAK)                                                                              \
                 break;                                                                                       \
-            else if (is_invisible(c))                                                                        \
-                continue;                                                                                    \
-            else if (Py_UNICODE_ISSPACE(c)) {                                                                \
-                space = 1;                                                                                   \
-                continue;                                                                                    \
-            }                                                                                                \
-            if (space && n)                                                                                  \
-                out[n++] = ' ';                                                                              \
-            space = 0;                                                                                       \
-            out[n++] = (CHAR)c;                                                                              \
+            int regular = class == REGULAR;                                                                  \
+            out[n] = ' ';  /* a pending space, kept when this character is kept and the line has begun */    \
+            n += regular & space & (n > 0);                                                                  \
+            out[n] = (CHAR)c;                                                                                \
+            n += regular;                                                                                    \
+            bound |= c & (Py_UCS4)-regular;                                                                  \
+            space = (space | (class == SPACE)) & !regular;                                                   \
         }                                                                                                    \
-        PyObject *line = PyUnicode_FromKindAndData(KIND, out, n);                                            \
+        PyObject *line = MAKE_STR(out, n, bound);                                                            \
         if (line == NULL || PyList_Append(lines, line) < 0) {                                                \
             Py_XDECREF(line);                                                                                \
             goto done;                                                                                       \
         }                                                                                                    \
         Py_DECREF(line);                                                                                     \
+        joined_bound |= bound;                                                                               \
         at += n;                                                                                             \
         if (i < length) {  /* at a line break (\r\n is one); the next line, if any, follows a "\n" */        \
             i += (c == 0x0d && i + 1 < length && text[i + 1] == 0x0a) ? 2 : 1;                              \
@@ -110,7 +125,7 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
         }                                                                                                    \
         ends[n_lines++] = i;                                                                                 \
     }                                                                                                        \
-    PyObject *joined_str = PyUnicode_FromKindAndData(KIND, joined, at);                                        \
+    PyObject *joined_str = MAKE_STR(joined, at, joined_bound);                                               \
     PyObject *ends_bytes = PyBytes_FromStringAndSize((const char *)ends, n_lines * sizeof(int64_t));         \
     if (joined_str != NULL && ends_bytes != NULL)                                                            \
         result = PyTuple_Pack(3, lines, joined_str, ends_bytes);                                             \
@@ -123,9 +138,9 @@ done:                                                                           
     return result;                                                                                           \
 }
 
-DEFINE_SPLIT(split_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND)
-DEFINE_SPLIT(split_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
-DEFINE_SPLIT(split_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
+DEFINE_SPLIT(split_ucs1, Py_UCS1, make_str_ucs1)
+DEFINE_SPLIT(split_ucs2, Py_UCS2, make_str_ucs2)
+DEFINE_SPLIT(split_ucs4, Py_UCS4, make_str_ucs4)
 
 static PyObject *
 split_lines(PyObject *module, PyObject *text)
@@ -159,5 +174,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, 0, me
 PyMODINIT_FUNC
 PyInit__lines(void)
 {
+    for (Py_UCS4 c = 0; c < 256; c++)
+        latin1_class[c] = (unsigned char)classify(c);
     return PyModule_Create(&module);
 }
