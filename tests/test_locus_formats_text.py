@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from fpdf import FPDF
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from neurips26.corpora.locus.formats import Folder, FormatError, Section, detect, municode, pdf, tei
 from PIL import Image, ImageDraw, ImageFont
 
@@ -168,6 +170,36 @@ def test_one_line_sections_split_heading_text_and_notes() -> None:
     assert (s3.number, s3.status, s4.status) == ("2-3—2-20", "reserved", "repealed")
     with pytest.raises(FormatError, match="no section line"):
         municode.sections_from_text("THE CODE OF TESTVILLE\nChapter 1 - GENERAL PROVISIONS\n")
+
+
+# What each kind of line is, written plainly (the first kind that matches at a line's start decides; a heading may
+# look at the line break after its line): the parser's one-scan form must agree with it on any text.
+LINE_KINDS = [(kind, re.compile(pattern, re.M)) for kind, pattern in [
+    ("page", r"(?i:page )?\d{1,5} ?(?i:/|of) ?\d{1,5}$"),
+    ("date", r"\d{1,2}/\d{1,2}/\d{2,4} \S.*$"),
+    ("marker", r"(?:•|(?:• ?)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.))$"),
+    ("section", r"\[?(?:Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d)"),
+    ("special", r"\[?(?:PART|Part|TITLE|Title|CHAPTER|Chapter|APPENDIX|Appendix|ARTICLE|Article|ARTCILE|Artcile"
+                r"|DIVISION|Division|SUBDIVISION|Subdivision)\s|[IVXLC]+\s"
+                r"|(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b"),
+]]
+LINE_PIECES = ["Page ", "page ", "PAGE ", "1", "12", "123", "123456", "/", " of ", "Of", " ", "•", "(a)", "(iv)",
+               "(12)", "a.", "B.", "3.", "[", "]", "Sec. ", "Secs. ", "Section ", "SECTION ", "1.2.3", "2A.1B.3",
+               "PART ", "Part", "TITLE ", "Chapter ", "APPENDIX ", "Article ", "ARTCILE ", "DIVISION", "Subdivision ",
+               "IV", "XLC ", "C ", "COMPARATIVE TABLES", "REFERENCE TABLE", "STATE ", "x", "The ", "5/9/2019 ", "\t",
+               "—", "\u00a0", "é", "\u0663"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(LINE_PIECES), max_size=5).map("".join), min_size=1, max_size=6))
+def test_the_line_kind_scan_follows_its_definition(lines: list[str]) -> None:
+    joined = "\n" + "\n".join(lines)
+    starts = [m.end() for m in re.finditer("\n", joined)]
+    expected = [(i, next(kind for kind, p in LINE_KINDS if p.match(joined, start)))
+                for i, start in enumerate(starts) if any(p.match(joined, start) for _, p in LINE_KINDS)]
+    scan = municode._matching_lines(municode._LINE_KIND, joined)
+    found = [(i, municode._KIND_OF_GROUP[m.lastindex]) for i, m in scan]
+    assert found == expected
 
 
 def test_municode_sniff() -> None:
