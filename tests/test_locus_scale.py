@@ -4,7 +4,10 @@ Word exports, and a report whose section counts reconcile file by file."""
 from __future__ import annotations
 
 import json
+import platform
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -256,3 +259,27 @@ def test_real_tei_twin_damaged_still_gives_every_section(locus_raw: Path, tmp_pa
     assert sum(f["kept"] for f in files.values()) == 870
     recovered = list(tei.parse(raw / "adairsville/code-markup.xml", Folder(raw / "adairsville")))
     assert files["adairsville/code-markup.xml"]["sections"] == len(recovered)
+
+
+FAULTS_AFTER = """
+import resource, sys
+from neurips26.corpora.locus import raw
+if sys.argv[1] == "keep":
+    assert raw.keep_freed_memory()
+def one_file():  # what a worker does per file: many blocks (a code's text, lines, rows) made, touched and freed
+    blocks = [bytearray(16384) for _ in range(1024)]
+    del blocks
+one_file()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20):
+    one_file()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
+def test_a_parsing_process_reuses_freed_memory_instead_of_faulting_it_in_again() -> None:
+    faults = {mode: int(subprocess.run([sys.executable, "-c", FAULTS_AFTER, mode], capture_output=True, text=True,
+                                       check=True).stdout) for mode in ("default", "keep")}
+    assert faults["default"] > 20 * 16 * 2**20 // 4096 // 2  # the 16 MB given back and faulted in again each time
+    assert faults["keep"] < 200  # the same memory reused
