@@ -11,7 +11,7 @@ import pytest
 from fpdf import FPDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from neurips26.corpora.locus.formats import Folder, FormatError, Section, detect, municode, pdf, tei
+from neurips26.corpora.locus.formats import Folder, FormatError, Section, detect, line_kinds, municode, pdf, tei
 from PIL import Image, ImageDraw, ImageFont
 
 GEORGIA = ("adairsville", "arcade", "athens-clarke", "baldwin-county", "edison", "fairmount")
@@ -197,8 +197,8 @@ def test_the_line_kind_scan_follows_its_definition(lines: list[str]) -> None:
     starts = [m.end() for m in re.finditer("\n", joined)]
     expected = [(i, next(kind for kind, p in LINE_KINDS if p.match(joined, start)))
                 for i, start in enumerate(starts) if any(p.match(joined, start) for _, p in LINE_KINDS)]
-    scan = municode._matching_lines(municode._LINE_KIND, joined)
-    found = [(i, municode._KIND_OF_GROUP[m.lastindex]) for i, m in scan]
+    scan = line_kinds.matching_lines(line_kinds.LINE_KIND, joined)
+    found = [(i, line_kinds.KIND_OF_GROUP[m.lastindex]) for i, m in scan]
     assert found == expected
 
 

@@ -262,10 +262,11 @@ def test_real_tei_twin_damaged_still_gives_every_section(locus_raw: Path, tmp_pa
 
 
 FAULTS_AFTER = """
-import resource, sys
+import gc, resource, sys
 from neurips26.corpora.locus import raw
-if sys.argv[1] == "keep":
-    assert raw.keep_freed_memory()
+if sys.argv[1] == "worker":
+    raw.tune_worker_process()
+    assert gc.get_threshold()[0] == raw.GC_YOUNG_OBJECTS and gc.get_freeze_count() > 1000
 def one_file():  # what a worker does per file: many blocks (a code's text, lines, rows) made, touched and freed
     blocks = [bytearray(16384) for _ in range(1024)]
     del blocks
@@ -278,8 +279,8 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 
 
 @pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
-def test_a_parsing_process_reuses_freed_memory_instead_of_faulting_it_in_again() -> None:
+def test_a_worker_process_reuses_freed_memory_instead_of_faulting_it_in_again() -> None:
     faults = {mode: int(subprocess.run([sys.executable, "-c", FAULTS_AFTER, mode], capture_output=True, text=True,
-                                       check=True).stdout) for mode in ("default", "keep")}
+                                       check=True).stdout) for mode in ("default", "worker")}
     assert faults["default"] > 20 * 16 * 2**20 // 4096 // 2  # the 16 MB given back and faulted in again each time
-    assert faults["keep"] < 200  # the same memory reused
+    assert faults["worker"] < 200  # the same memory reused

@@ -80,6 +80,10 @@ def _sequences(files: list[Parsed]) -> list[_Sequence]:
 def merge(files: list[Parsed]) -> list[tuple[Section, Parsed]]:
     """The code's sections, each with the file it comes from; fills ``kept``/``dropped``/``status``/``reason`` of
     every file's report (see the module doc)."""
+    if len({f.format for f in files}) <= 1:  # one format: its parts concatenated, no twins to decide
+        for f in files:
+            f.report.kept, f.report.dropped = len(f.sections), 0
+        return [(section, f) for f in files for section in f.sections]
     sequences = _sequences(files)
     everything = set().union(*(s.keys() for s in sequences)) if sequences else set()
     # A recovered sequence that misses sections another one has ranks last: the other versions win.

@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .base import FORMATS, Folder, FormatError, Section, decode_text
-from .lines import INVISIBLE as _INVISIBLE
-from .lines import normalize, split_lines
+from .line_kinds import HEADING_KINDS as _KINDS
+from .line_kinds import HEADING_WORDS as _KIND
+from .line_kinds import classify_lines, matching_lines
+from .lines import normalize
 
 SECTION_LINE = re.compile(
     r"(?P<open>\[)?(?:(?:Secs?\.|Section|SECTION) "
@@ -47,9 +48,6 @@ _SNIFF = re.compile(  # where a section line may start, in the file's bytes (U+0
 _MARKUP_START = re.compile(rb"(?:\xef\xbb\xbf|[ \t\r\n])*<")
 _REST_OF_LINE = re.compile(rb"[^\r\n]*")
 _NUM = r"[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*"
-_KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
-          "division": 4, "subdivision": 5}
-_KIND = "|".join(f"{k.upper()}|{k.capitalize()}" for k in _KINDS)
 HEADING_LINE = re.compile(  # ARTICLE IV. - TITLE / [ARTICLE VIII.] - TITLE / CHAPTER 2-1. - TITLE
     rf"\[?(?P<kind>{_KIND}) (?P<num>{_NUM})\.?\]? - (?P<title>\S.*)")
 _BARE_HEADING = re.compile(rf"(?P<kind>ARTICLE|DIVISION|CHAPTER) - (?P<num>{_NUM})\.?")  # title on next line
@@ -71,39 +69,6 @@ _CROSS_REF_START = re.compile(_CROSS_REF)
 _CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
 _NOTE_LINE = re.compile(rf"\n(?:\(.*\)$|{_CROSS_REF})", re.MULTILINE)  # a possible history note or cross-reference
 
-# What a line may be besides text, found in one scan over the whole normalised text; section lines and headings
-# are then checked with the full patterns above. Each (kind, first character, rest) below is what a line of that
-# kind starts with; the first one listed that matches decides. Each starts with one literal character or one
-# character class, so that the regular-expression engine turns a line away by its first character without
-# entering the alternative (about half the scan's time). Only that character is consumed (the rest is a
-# lookahead, which may look at the line break after the line, as ``\s`` does), so the scan goes on at the next line.
-_MARKER = r"(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)"  # (a), (12), (iv), 3., b.
-_BY_LETTER: dict[str, list[str]] = {}  # PART|Part|... -> P: ART|art, ...
-for _word in _KINDS:
-    _BY_LETTER.setdefault(_word[0].upper(), []).extend([_word[1:].upper(), _word[1:]])
-del _word
-_LINE_STARTS = (
-    ("page", "[Pp]", r"(?i:age )\d{1,5} ?(?i:/|of) ?\d{1,5}$"),  # a page number: Page 7 of 192
-    ("page", r"\d", r"\d{0,4} ?(?i:/|of) ?\d{1,5}$"),  # 7/192, 7 of 192
-    ("date", r"\d", r"\d?/\d{1,2}/\d{2,4} \S.*$"),  # a dated print header
-    ("marker", "•", rf"(?: ?{_MARKER})?$"),  # a list marker alone on its line
-    ("marker", r"\(", r"(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)$"),
-    ("marker", r"\d", r"\d{0,2}\.$"),
-    ("marker", "[a-zA-Z]", r"\.$"),
-    ("section", r"\[", r"Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d"),  # may be a section line
-    ("section", "S", "ecs?\\. |ection |ECTION "),
-    ("section", r"\d", r"\d*[A-Z]?\.\d+[A-Z]?\.\d"),
-    ("special", r"\[", rf"(?:{_KIND})\s"),  # may be a heading
-    *(("special", letter, rf"(?:{'|'.join(rests)})\s") for letter, rests in _BY_LETTER.items()),
-    ("special", "[IVXLC]", r"[IVXLC]*\s"),
-    ("special", "[A-Z]", r"[A-Z]* (?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b"),  # back matter
-    ("special", "C", r"OMPARATIVE TABLES?\b"),  # (BACK_MATTER)
-    ("special", "R", r"EFERENCE TABLE\b"),
-)
-_LINE_KIND = re.compile(r"\n(?:" + "|".join(f"{first}(?={rest})()" for _, first, rest in _LINE_STARTS) + ")",
-                        re.MULTILINE)
-_KIND_OF_GROUP = (None, *(kind for kind, _, _ in _LINE_STARTS))  # a match's kind: that of its one (empty) group
-_PAGE = re.compile(r"(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})")  # a "page" line's numbers
 
 # Heading/text boundary in a one-line section: a period (or colon) followed by
 # the end, an indent, a list marker or a history note ("strong"), or a period
@@ -179,60 +144,6 @@ def _citation(group: str) -> str | None:
     return inner if _HISTORY_START.match(inner) and _DIGIT.search(inner) else None
 
 
-def _matching_lines(pattern: re.Pattern[str], joined: str) -> Iterator[tuple[int, re.Match[str]]]:
-    """(line index, match) for each line that ``pattern`` (which starts with the line break before a line)
-    matches, in order; ``joined`` is the lines, each with its line break before it
-    (``"\\n" + "\\n".join(lines)``)."""
-    line, pos = 0, 0
-    for m in pattern.finditer(joined):
-        line += joined.count("\n", pos, m.start())
-        pos = m.start()
-        yield line, m
-
-
-def _boilerplate(lines: list[str], pages: list[tuple[int, str, str]], dates: list[str]) -> set[str]:
-    """Page headers and page numbers: ``n/N`` lines (line, n, N), the lines next to them, dated print headers."""
-    totals = Counter(of for _, n, of in pages if int(n) <= int(of))
-    common = {total for total, n in totals.items() if n >= max(2, int(total) // 2)}
-    at = [i for i, _, of in pages if of in common]
-    drop = {lines[i] for i in at}
-    near = Counter(lines[j] for i in at for j in (i - 1, i + 1) if 0 <= j < len(lines))
-    drop |= {line for line, n in near.items() if n >= max(2, len(at) // 2)}
-    drop |= {line for line, n in Counter(dates).items() if n >= 3}
-    drop.discard("")
-    return drop
-
-
-def classify_lines(text: str) -> tuple[list[str], list[int]]:
-    """The lines of ``text`` (any line break, CR included), normalised, with page boilerplate and stray list
-    markers blanked (``""``), and the indices of the lines that may be section lines, headings or back matter.
-    A section line keeps its inner spacing: it tells a heading from text that ran into it.
-
-    Each line is normalised once (:func:`.lines.split_lines`); everything else is one regular-expression scan of
-    the text."""
-    split = split_lines(text)
-    lines = split.lines
-    pages, dates, markers, special = [], [], [], []
-    for i, m in _matching_lines(_LINE_KIND, split.joined):
-        kind = _KIND_OF_GROUP[m.lastindex]
-        if kind == "page":
-            page = _PAGE.fullmatch(lines[i])
-            pages.append((i, page["n"], page["of"]))
-        elif kind == "date":
-            dates.append(lines[i])
-        elif kind == "marker":
-            markers.append(i)
-        else:
-            special.append(i)
-            if kind == "section":
-                lines[i] = _INVISIBLE.sub("", split.raw(i)).strip()
-    if drop := _boilerplate(lines, pages, dates):
-        lines = ["" if line in drop else line for line in lines]
-    for i in markers:
-        lines[i] = ""
-    return lines, special
-
-
 @dataclass
 class _Open:
     number: str
@@ -306,7 +217,7 @@ class Assembler:
         if m["open"] and rest.rstrip().endswith("]"):
             rest = rest.rstrip()[:-1]
         heading, spill = split_heading(rest)
-        number = normalize(m["number"] or m["decimal"])
+        number = m["number"] or m["decimal"]  # normalised: no space but the ", " between numbers
         self._open = _Open(number, clean_heading(heading), [h for _, h in self.path],
                            reserved_range=m.group().lstrip("[").startswith("Secs.") or "—" in number)
         if spill := normalize(spill):
@@ -341,7 +252,7 @@ def _section(s: _Open) -> Section:
     history: list[str] = []
     refs: list[str] = []
     done = 0  # lines before this one are placed; only possible notes are looked at one by one
-    for k, _ in _matching_lines(_NOTE_LINE, "\n" + "\n".join(lines)):
+    for k, _ in matching_lines(_NOTE_LINE, "\n" + "\n".join(lines)):
         if k < done:  # taken into a wrapped cross-reference
             continue
         text.extend(lines[done:k])

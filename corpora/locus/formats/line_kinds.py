@@ -1,0 +1,108 @@
+"""What each line of a Municode-style text may be, found in one scan: page numbers and print headers (dropped as
+page boilerplate), stray list markers (dropped), and the lines that may be section lines, headings or back matter
+(checked one by one by :class:`.municode.Assembler`); every other line is text.
+
+The Municode text, TEI and PDF parsers feed their text through :func:`classify_lines`: the lines are split and
+normalised once (:func:`.lines.split_lines`), then one regular-expression scan over the joined text finds the
+lines that are not plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from .lines import INVISIBLE, split_lines
+
+HEADING_KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
+                 "division": 4, "subdivision": 5}  # the words a heading starts with, and their levels (0: outermost)
+HEADING_WORDS = "|".join(f"{k.upper()}|{k.capitalize()}" for k in HEADING_KINDS)  # PART|Part|TITLE|...
+
+# Each (kind, first character, rest) below is what a line of that kind starts with; the first one listed that
+# matches decides (section lines and headings are then checked with the full patterns of :mod:`.municode`). Each
+# starts with one literal character or one character class, so that the regular-expression engine turns a line
+# away by its first character without entering the alternative (about half the scan's time). Only that character
+# is consumed (the rest is a lookahead, which may look at the line break after the line, as ``\s`` does), so the
+# scan goes on at the next line.
+_MARKER = r"(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)"  # (a), (12), (iv), 3., b.
+_BY_LETTER: dict[str, list[str]] = {}  # PART|Part|... -> P: ART|art, ...
+for _word in HEADING_KINDS:
+    _BY_LETTER.setdefault(_word[0].upper(), []).extend([_word[1:].upper(), _word[1:]])
+del _word
+_LINE_STARTS = (
+    ("page", "[Pp]", r"(?i:age )\d{1,5} ?(?i:/|of) ?\d{1,5}$"),  # a page number: Page 7 of 192
+    ("page", r"\d", r"\d{0,4} ?(?i:/|of) ?\d{1,5}$"),  # 7/192, 7 of 192
+    ("date", r"\d", r"\d?/\d{1,2}/\d{2,4} \S.*$"),  # a dated print header
+    ("marker", "•", rf"(?: ?{_MARKER})?$"),  # a list marker alone on its line
+    ("marker", r"\(", r"(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)$"),
+    ("marker", r"\d", r"\d{0,2}\.$"),
+    ("marker", "[a-zA-Z]", r"\.$"),
+    ("section", r"\[", r"Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d"),  # may be a section line
+    ("section", "S", "ecs?\\. |ection |ECTION "),
+    ("section", r"\d", r"\d*[A-Z]?\.\d+[A-Z]?\.\d"),
+    ("special", r"\[", rf"(?:{HEADING_WORDS})\s"),  # may be a heading
+    *(("special", letter, rf"(?:{'|'.join(rests)})\s") for letter, rests in _BY_LETTER.items()),
+    ("special", "[IVXLC]", r"[IVXLC]*\s"),
+    ("special", "[A-Z]", r"[A-Z]* (?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b"),  # back matter
+    ("special", "C", r"OMPARATIVE TABLES?\b"),  # (municode.BACK_MATTER)
+    ("special", "R", r"EFERENCE TABLE\b"),
+)
+LINE_KIND = re.compile(r"\n(?:" + "|".join(f"{first}(?={rest})()" for _, first, rest in _LINE_STARTS) + ")",
+                        re.MULTILINE)
+KIND_OF_GROUP = (None, *(kind for kind, _, _ in _LINE_STARTS))  # a match's kind: that of its one (empty) group
+_PAGE = re.compile(r"(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})")  # a "page" line's numbers
+
+
+def matching_lines(pattern: re.Pattern[str], joined: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line index, match) for each line that ``pattern`` (which starts with the line break before a line)
+    matches, in order; ``joined`` is the lines, each with its line break before it
+    (``"\\n" + "\\n".join(lines)``)."""
+    line, pos = 0, 0
+    for m in pattern.finditer(joined):
+        line += joined.count("\n", pos, m.start())
+        pos = m.start()
+        yield line, m
+
+
+def _boilerplate(lines: list[str], pages: list[tuple[int, str, str]], dates: list[str]) -> set[str]:
+    """Page headers and page numbers: ``n/N`` lines (line, n, N), the lines next to them, dated print headers."""
+    totals = Counter(of for _, n, of in pages if int(n) <= int(of))
+    common = {total for total, n in totals.items() if n >= max(2, int(total) // 2)}
+    at = [i for i, _, of in pages if of in common]
+    drop = {lines[i] for i in at}
+    near = Counter(lines[j] for i in at for j in (i - 1, i + 1) if 0 <= j < len(lines))
+    drop |= {line for line, n in near.items() if n >= max(2, len(at) // 2)}
+    drop |= {line for line, n in Counter(dates).items() if n >= 3}
+    drop.discard("")
+    return drop
+
+
+def classify_lines(text: str) -> tuple[list[str], list[int]]:
+    """The lines of ``text`` (any line break, CR included), normalised, with page boilerplate and stray list
+    markers blanked (``""``), and the indices of the lines that may be section lines, headings or back matter.
+    A section line keeps its inner spacing: it tells a heading from text that ran into it.
+
+    Each line is normalised once (:func:`.lines.split_lines`); everything else is one regular-expression scan of
+    the text."""
+    split = split_lines(text)
+    lines = split.lines
+    pages, dates, markers, special = [], [], [], []
+    for i, m in matching_lines(LINE_KIND, split.joined):
+        kind = KIND_OF_GROUP[m.lastindex]
+        if kind == "page":
+            page = _PAGE.fullmatch(lines[i])
+            pages.append((i, page["n"], page["of"]))
+        elif kind == "date":
+            dates.append(lines[i])
+        elif kind == "marker":
+            markers.append(i)
+        else:
+            special.append(i)
+            if kind == "section":
+                lines[i] = INVISIBLE.sub("", split.raw(i)).strip()
+    if drop := _boilerplate(lines, pages, dates):
+        lines = ["" if line in drop else line for line in lines]
+    for i in markers:
+        lines[i] = ""
+    return lines, special
