@@ -30,12 +30,15 @@ def definition(text: str) -> list[str]:
 def check(text: str) -> None:
     """Both implementations give the definition's lines, those lines joined, and each raw line's place."""
     compiled = split_lines(text)
-    python = lines.Lines(text, *split_lines_py(text)[:2], memoryview(split_lines_py(text)[2]).cast("q"))
+    found_lines, joined, ends, starts = split_lines_py(text)
+    python = lines.Lines(text, found_lines, joined, memoryview(ends).cast("q"), memoryview(starts).cast("q"))
     for found in (compiled, python):
         assert found.lines == definition(text)
         assert found.joined == "\n" + "\n".join(found.lines)
         assert [found.raw(i) for i in range(len(found.lines))] == text.splitlines()
-        assert len(found.ends) == len(found.lines)
+        assert len(found.ends) == len(found.starts) == len(found.lines)
+        assert all(found.joined[start - 1] == "\n" and found.joined[start:start + len(line)] == line
+                   for start, line in zip(found.starts, found.lines, strict=True))
 
 
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -63,7 +66,7 @@ def test_the_real_codes_normalise_alike(locus_raw: Path) -> None:
     for path in files:
         text = decode_text(path.read_bytes(), path)
         compiled, python = split_lines(text), split_lines_py(text)
-        assert (compiled.lines, compiled.joined, compiled.ends.tobytes()) == python, path
+        assert (compiled.lines, compiled.joined, compiled.ends.tobytes(), compiled.starts.tobytes()) == python, path
 
 
 def test_a_wrong_argument_is_a_type_error() -> None:

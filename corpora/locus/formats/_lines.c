@@ -1,11 +1,12 @@
 /* The lines of a text, each with invisible characters removed and its spaces squeezed: the compiled form of
  * neurips26.corpora.locus.formats.lines.split_lines_py (see that module; a test checks that both agree).
  *
- *   split_lines(text) -> (lines, joined, ends)
+ *   split_lines(text) -> (lines, joined, ends, starts)
  *     lines  == [" ".join(INVISIBLE.sub("", line).split()) for line in text.splitlines()]
  *     joined == "\n" + "\n".join(lines)
  *     ends   == bytes of native int64: where each line ends in text, after its line break
  *               (itertools.accumulate(map(len, text.splitlines(keepends=True))))
+ *     starts == bytes of native int64: where each line starts in joined (joined[starts[i] - 1] is its "\n")
  *
  * Line breaks are those of str.splitlines (\r\n counts once), spaces those of str.split (Py_UNICODE_ISSPACE),
  * invisible characters those of lines.INVISIBLE_CHARS. One pass over the text: each line is squeezed into the
@@ -75,8 +76,9 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
     CHAR *joined = PyMem_Malloc((length + 2) * sizeof(CHAR));                                                \
     Py_ssize_t n_lines = 0, ends_capacity = 1024;                                                            \
     int64_t *ends = PyMem_Malloc(ends_capacity * sizeof(int64_t));                                           \
+    int64_t *starts = PyMem_Malloc(ends_capacity * sizeof(int64_t));                                         \
     Py_UCS4 joined_bound = '\n';                                                                             \
-    if (lines == NULL || joined == NULL || ends == NULL) {                                                   \
+    if (lines == NULL || joined == NULL || ends == NULL || starts == NULL) {                                 \
         PyErr_NoMemory();                                                                                    \
         goto done;                                                                                           \
     }                                                                                                        \
@@ -84,7 +86,7 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
     Py_ssize_t at = 1;  /* where the next line goes in joined */                                             \
     Py_ssize_t i = 0;                                                                                        \
     while (i < length) {                                                                                     \
-        Py_ssize_t n = 0;                                                                                    \
+        Py_ssize_t n = 0, line_start = at;                                                                   \
         CHAR *out = joined + at;                                                                             \
         Py_UCS4 c = 0, bound = 0;                                                                            \
         int space = 0;                                                                                       \
@@ -117,24 +119,32 @@ NAME(const CHAR *text, Py_ssize_t length)                                       
         if (n_lines == ends_capacity) {                                                                      \
             ends_capacity *= 2;                                                                              \
             int64_t *grown = PyMem_Realloc(ends, ends_capacity * sizeof(int64_t));                           \
-            if (grown == NULL) {                                                                             \
+            if (grown != NULL)                                                                               \
+                ends = grown;                                                                                \
+            int64_t *grown_starts = PyMem_Realloc(starts, ends_capacity * sizeof(int64_t));                  \
+            if (grown_starts != NULL)                                                                        \
+                starts = grown_starts;                                                                       \
+            if (grown == NULL || grown_starts == NULL) {                                                     \
                 PyErr_NoMemory();                                                                            \
                 goto done;                                                                                   \
             }                                                                                                \
-            ends = grown;                                                                                    \
         }                                                                                                    \
+        starts[n_lines] = line_start;                                                                        \
         ends[n_lines++] = i;                                                                                 \
     }                                                                                                        \
     PyObject *joined_str = MAKE_STR(joined, at, joined_bound);                                               \
     PyObject *ends_bytes = PyBytes_FromStringAndSize((const char *)ends, n_lines * sizeof(int64_t));         \
-    if (joined_str != NULL && ends_bytes != NULL)                                                            \
-        result = PyTuple_Pack(3, lines, joined_str, ends_bytes);                                             \
+    PyObject *starts_bytes = PyBytes_FromStringAndSize((const char *)starts, n_lines * sizeof(int64_t));     \
+    if (joined_str != NULL && ends_bytes != NULL && starts_bytes != NULL)                                    \
+        result = PyTuple_Pack(4, lines, joined_str, ends_bytes, starts_bytes);                               \
     Py_XDECREF(joined_str);                                                                                  \
     Py_XDECREF(ends_bytes);                                                                                  \
+    Py_XDECREF(starts_bytes);                                                                                \
 done:                                                                                                        \
     Py_XDECREF(lines);                                                                                       \
     PyMem_Free(joined);                                                                                      \
     PyMem_Free(ends);                                                                                        \
+    PyMem_Free(starts);                                                                                      \
     return result;                                                                                           \
 }
 
@@ -163,9 +173,9 @@ split_lines(PyObject *module, PyObject *text)
 
 static PyMethodDef methods[] = {
     {"split_lines", split_lines, METH_O,
-     "split_lines(text) -> (lines, joined, ends): the lines of text (str.splitlines), each with invisible "
+     "split_lines(text) -> (lines, joined, ends, starts): the lines of text (str.splitlines), each with invisible "
      "characters removed and runs of spaces as one space, stripped; \"\\n\" + \"\\n\".join(lines); and where "
-     "each line ends in text, after its line break (native int64)."},
+     "each line ends in text, after its line break, and where each starts in joined (native int64)."},
     {NULL, NULL, 0, NULL},
 };
 

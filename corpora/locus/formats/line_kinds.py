@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+import numpy as np
+
 from .lines import INVISIBLE, split_lines
 
 HEADING_KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
@@ -84,12 +86,15 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     A section line keeps its inner spacing: it tells a heading from text that ran into it.
 
     Each line is normalised once (:func:`.lines.split_lines`); everything else is one regular-expression scan of
-    the text."""
+    the joined lines (:data:`LINE_KIND`)."""
     split = split_lines(text)
     lines = split.lines
+    found = [(m.start(), m.lastindex) for m in LINE_KIND.finditer(split.joined)]
+    # a match starts at the "\n" before its line: the line's index, for all matches at once
+    at = np.searchsorted(np.frombuffer(split.starts, np.int64), [start + 1 for start, _ in found]).tolist()
     pages, dates, markers, special = [], [], [], []
-    for i, m in matching_lines(LINE_KIND, split.joined):
-        kind = KIND_OF_GROUP[m.lastindex]
+    for i, (_, group) in zip(at, found, strict=True):
+        kind = KIND_OF_GROUP[group]
         if kind == "page":
             page = _PAGE.fullmatch(lines[i])
             pages.append((i, page["n"], page["of"]))
@@ -100,7 +105,8 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
         else:
             special.append(i)
             if kind == "section":
-                lines[i] = INVISIBLE.sub("", split.raw(i)).strip()
+                raw = split.raw(i)
+                lines[i] = (raw if raw.isprintable() else INVISIBLE.sub("", raw)).strip()  # (invisible: unprintable)
     if drop := _boilerplate(lines, pages, dates):
         lines = ["" if line in drop else line for line in lines]
     for i in markers:

@@ -20,20 +20,23 @@ from dataclasses import dataclass
 
 INVISIBLE_CHARS = "".join(map(chr, [*range(0x09), *range(0x0e, 0x20), 0x7f, 0x200b, 0xfeff, 0xfffe]))
 INVISIBLE = re.compile(f"[{re.escape(INVISIBLE_CHARS)}]")
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines's
 
 
 @dataclass
 class Lines:
-    """A text's lines: normalised, joined for a scan, and where each one ends in the text."""
+    """A text's lines: normalised, joined for a scan, where each one ends in the text and starts in the joined
+    text."""
 
     text: str
     lines: list[str]  # normalised (:func:`normalize`)
     joined: str  # "\n" + "\n".join(lines): a pattern starting with "\n" finds line starts in one scan
     ends: memoryview  # int64: where line i ends in the text, after its line break
+    starts: memoryview  # int64: where line i starts in joined (after its "\n")
 
     def raw(self, i: int) -> str:
         """Line ``i`` as it is in the text (``text.splitlines()[i]``)."""
-        return self.text[self.ends[i - 1] if i else 0:self.ends[i]].splitlines()[0]
+        return self.text[self.ends[i - 1] if i else 0:self.ends[i]].rstrip(LINE_BREAKS)  # (a line holds none)
 
 
 def normalize(line: str) -> str:
@@ -48,12 +51,13 @@ def normalize(line: str) -> str:
 
 def split_lines(text: str) -> Lines:
     """The lines of ``text``, normalised (:func:`normalize` of each of ``text.splitlines()``)."""
-    lines, joined, ends = _split(text)
-    return Lines(text, lines, joined, memoryview(ends).cast("q"))
+    lines, joined, ends, starts = _split(text)
+    return Lines(text, lines, joined, memoryview(ends).cast("q"), memoryview(starts).cast("q"))
 
 
-def split_lines_py(text: str) -> tuple[list[str], str, bytes]:
-    """What the compiled ``_lines.split_lines`` returns, in Python: (lines, joined, ends as int64 bytes)."""
+def split_lines_py(text: str) -> tuple[list[str], str, bytes, bytes]:
+    """What the compiled ``_lines.split_lines`` returns, in Python: (lines, joined, ends and starts as int64
+    bytes)."""
     if not isinstance(text, str):
         raise TypeError(f"split_lines() expects str, not {type(text).__name__}")
     if any(c in text for c in INVISIBLE_CHARS):
@@ -65,7 +69,8 @@ def split_lines_py(text: str) -> tuple[list[str], str, bytes]:
     lines = [line if line.isprintable() and "  " not in line else squeeze(line)
              for line in map(str.strip, text.splitlines())]
     ends = array.array("q", itertools.accumulate(map(len, text.splitlines(keepends=True))))
-    return lines, "\n" + "\n".join(lines), ends.tobytes()
+    starts = array.array("q", itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=1) if lines else ())
+    return lines, "\n" + "\n".join(lines), ends.tobytes(), starts.tobytes()
 
 
 try:
