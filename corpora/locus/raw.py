@@ -26,6 +26,7 @@ import platform
 import tempfile
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import TypeVar
 
@@ -150,21 +151,23 @@ def sections_batch(jurisdiction: Jurisdiction, merged: list[tuple[formats.Sectio
                    ) -> pa.RecordBatch:
     """The code's rows as one Arrow batch, built column by column (``section_id`` gets ``~k`` for the k-th
     repeat of a number)."""
-    jid = jurisdiction.jurisdiction_id
+    jid, n = jurisdiction.jurisdiction_id, len(merged)
+    sections = [s for s, _ in merged]
     repeats: dict[str, int] = defaultdict(int)
     ids = []
-    for section, _ in merged:
-        repeats[section.number] += 1
-        k = repeats[section.number]
-        ids.append(f"{jid}:{section.number}~{k}" if k > 1 else f"{jid}:{section.number}")
-    sections = [s for s, _ in merged]
+    for number in map(attrgetter("number"), sections):
+        repeats[number] += 1
+        k = repeats[number]
+        ids.append(f"{jid}:{number}~{k}" if k > 1 else f"{jid}:{number}")
+    files = [f for _, f in merged]
+    one = files[0] if files and all(f is files[0] for f in files) else None  # the code is one file's (the rule)
     columns = {
-        "section_id": ids, "jurisdiction_id": [jid] * len(merged), "state": [jurisdiction.state] * len(merged),
-        **{name: [getattr(s, name) for s in sections]
+        "section_id": ids, "jurisdiction_id": pa.repeat(jid, n), "state": pa.repeat(jurisdiction.state, n),
+        **{name: list(map(attrgetter(name), sections))
            for name in ("number", "heading", "text", "path", "history", "cross_references", "status")},
-        "order": list(range(len(merged))),
-        "source_file": [f.report.path for _, f in merged],
-        "format": [f.format for _, f in merged],
+        "order": pa.array(range(n), pa.int64()),
+        "source_file": pa.repeat(one.report.path, n) if one else [f.report.path for f in files],
+        "format": pa.repeat(one.format, n) if one else [f.format for f in files],
     }
     return pa.RecordBatch.from_pydict(columns, schema=SECTIONS)
 
