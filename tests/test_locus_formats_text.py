@@ -197,8 +197,8 @@ def test_the_line_kind_scan_follows_its_definition(lines: list[str]) -> None:
     starts = [m.end() for m in re.finditer("\n", joined)]
     expected = [(i, next(kind for kind, p in LINE_KINDS if p.match(joined, start)))
                 for i, start in enumerate(starts) if any(p.match(joined, start) for _, p in LINE_KINDS)]
-    scan = line_kinds.matching_lines(line_kinds.LINE_KIND, joined)
-    found = [(i, line_kinds.KIND_OF_GROUP[m.lastindex]) for i, m in scan]
+    found = [(joined.count("\n", 0, m.start()), line_kinds.KIND_OF_GROUP[m.lastindex])
+             for m in line_kinds.LINE_KIND.finditer(joined)]
     assert found == expected
 
 

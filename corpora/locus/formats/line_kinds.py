@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -54,17 +53,6 @@ LINE_KIND = re.compile(r"\n(?:" + "|".join(f"{first}(?={rest})()" for _, first, 
                         re.MULTILINE)
 KIND_OF_GROUP = (None, *(kind for kind, _, _ in _LINE_STARTS))  # a match's kind: that of its one (empty) group
 _PAGE = re.compile(r"(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})")  # a "page" line's numbers
-
-
-def matching_lines(pattern: re.Pattern[str], joined: str) -> Iterator[tuple[int, re.Match[str]]]:
-    """(line index, match) for each line that ``pattern`` (which starts with the line break before a line)
-    matches, in order; ``joined`` is the lines, each with its line break before it
-    (``"\\n" + "\\n".join(lines)``)."""
-    line, pos = 0, 0
-    for m in pattern.finditer(joined):
-        line += joined.count("\n", pos, m.start())
-        pos = m.start()
-        yield line, m
 
 
 def _boilerplate(lines: list[str], pages: list[tuple[int, str, str]], dates: list[str]) -> set[str]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from .base import FORMATS, Folder, FormatError, Section, decode_text
 from .line_kinds import HEADING_KINDS as _KINDS
 from .line_kinds import HEADING_WORDS as _KIND
-from .line_kinds import classify_lines, matching_lines
+from .line_kinds import classify_lines
 from .lines import normalize
 
 SECTION_LINE = re.compile(
@@ -67,7 +67,7 @@ _HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a
 _CROSS_REF = r"(?:Cross|State (?:[Ll]aw|[Cc]onstitution)|Charter) references?\s*—"
 _CROSS_REF_START = re.compile(_CROSS_REF)
 _CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
-_NOTE_LINE = re.compile(rf"\n(?:\(.*\)$|{_CROSS_REF})", re.MULTILINE)  # a possible history note or cross-reference
+_NOTE_STARTS = ("(", "Cross", "State", "Charter")  # what a history note or a cross-reference (_CROSS_REF) starts with
 
 
 # Heading/text boundary in a one-line section: a period (or colon) followed by
@@ -252,8 +252,9 @@ def _section(s: _Open) -> Section:
     history: list[str] = []
     refs: list[str] = []
     done = 0  # lines before this one are placed; only possible notes are looked at one by one
-    for k, _ in matching_lines(_NOTE_LINE, "\n" + "\n".join(lines)):
-        if k < done:  # taken into a wrapped cross-reference
+    # lines that may be notes: (...) or a cross-reference (one found no note stays text, in its place)
+    for k in [k for k, line in enumerate(lines) if line.startswith(_NOTE_STARTS)]:
+        if k < done or (lines[k][0] == "(" and lines[k][-1] != ")"):  # in a wrapped cross-reference, or text
             continue
         text.extend(lines[done:k])
         line, done = lines[k], k + 1
