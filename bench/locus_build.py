@@ -11,8 +11,9 @@ Steps:
    peak RSS), and check that all builds' shards are byte-identical.
 3. The limit: a plain ``pyarrow`` read of the same bytes, a compiled-regex split at section lines and a zstd
    Parquet write of the pieces, in this process (what one core can do with no parsing at all).
-4. The Municode text parser alone on the real Georgia exports (CPU time, text in memory), with the compiled
-   line split and with its Python fallback (``corpora/locus/formats/lines.py``).
+4. The Municode text parser alone on the real Georgia exports (CPU time, text in memory, the allocator set as in
+   a parsing process: ``raw.keep_freed_memory``), with the compiled line split and with its Python fallback
+   (``corpora/locus/formats/lines.py``).
 5. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
    seconds of one rendered page), of a ``--codes`` build with OCR on N nodes.
 
@@ -263,8 +264,11 @@ def parser_speeds(repeats: int) -> dict[str, float]:
     """MB/s per CPU second of the Municode text parser alone (``sections_from_text``, decoded text in memory) on
     the real Georgia ``.txt`` exports, with the compiled line split and with its Python fallback; the best of
     ``repeats`` interleaved passes (at least five)."""
+    from neurips26.corpora.locus import raw
     from neurips26.corpora.locus.formats import lines, municode
     from neurips26.corpora.locus.formats.base import decode_text
+
+    raw.keep_freed_memory()  # as in every process that parses (the build's workers, or the build process itself)
 
     paths = sorted((SHARED_LOCUS / "georgia").glob("*/*.txt"))
     texts = [decode_text(p.read_bytes(), p) for p in paths]

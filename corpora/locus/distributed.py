@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from .raw import in_order, parse_code, tune_worker_process
+from .raw import in_order, keep_freed_memory, parse_code
 from .records import CodeResult, Jurisdiction
 
 ENGINES = ("local", "ray")
@@ -25,7 +25,7 @@ MAX_CODES_PER_TASK = 16
 
 
 def _parse(jobs: list[tuple[Path, Jurisdiction]]) -> list[CodeResult]:
-    tune_worker_process()  # once per Ray worker process
+    keep_freed_memory()  # once per Ray worker process
     return [parse_code(raw, jurisdiction) for raw, jurisdiction in jobs]
 
 

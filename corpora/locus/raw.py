@@ -17,7 +17,6 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import functools
-import gc
 import hashlib
 import itertools
 import multiprocessing
@@ -175,7 +174,6 @@ def sections_batch(jurisdiction: Jurisdiction, merged: list[tuple[formats.Sectio
 # glibc's mallopt parameters (malloc.h) and the values a parsing process uses.
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 KEEP_FREED_BYTES, MMAP_FROM_BYTES = 64 * 2**20, 32 * 2**20
-GC_YOUNG_OBJECTS = 10_000  # a worker's first-generation threshold
 
 
 @functools.cache
@@ -183,26 +181,16 @@ def keep_freed_memory() -> bool:
     """Let this process's C allocator keep up to 64 MB of freed memory for reuse instead of giving it back to the
     system, and take blocks under 32 MB from its heap instead of mapping each one. A code's text, lines and rows
     are a few large blocks, made and freed once per file: glibc's defaults unmap each one and return the heap's
-    top, so the next file page-faults its memory in again (a tenth of a worker's CPU, most of it in the kernel).
+    top, so the next file page-faults its memory in again (measured on 0.2 GB of Municode text: 224k page faults and
+    5.2 s of worker CPU with glibc's defaults; 33k and 4.2 s with these).
     A worker's peak memory grows by at most the 64 MB kept (measured: 3 MB). Called in each process that parses
-    (workers through :func:`tune_worker_process`, and the build process when it parses itself); a no-op (False)
-    where the C library is not glibc."""
+    (pool and Ray workers, and the build process when it parses itself); a no-op (False) where the C library is
+    not glibc. (Freezing the garbage collector's objects or raising its thresholds in a worker was measured too,
+    and made it slower.)"""
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False
     libc = ctypes.CDLL(None)
     return bool(libc.mallopt(M_TRIM_THRESHOLD, KEEP_FREED_BYTES) and libc.mallopt(M_MMAP_THRESHOLD, MMAP_FROM_BYTES))
-
-
-@functools.cache
-def tune_worker_process() -> None:
-    """Ready a worker process (pool or Ray) for parsing, once: freed memory kept for reuse
-    (:func:`keep_freed_memory`), and garbage collected less often. The objects the process inherited or imported
-    are frozen (never traversed again), and the youngest generation is collected every 10,000 allocations instead
-    of 700: a parse makes many short-lived objects and almost no cycles. The collector's share of a worker's CPU:
-    4.1% -> 0.2%."""
-    keep_freed_memory()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_OBJECTS, *gc.get_threshold()[1:])
 
 
 def _parse_to_spool(args: tuple[Path, Path, Jurisdiction]) -> CodeResult:
@@ -266,7 +254,7 @@ def run(jobs: list[tuple[Path, Jurisdiction]], workers: int) -> Iterator[CodeRes
         return
     ctx = multiprocessing.get_context("spawn" if multiprocessing.get_start_method() != "fork" else "fork")
     with tempfile.TemporaryDirectory(prefix="locus-spool-") as folder, \
-            ctx.Pool(workers, initializer=tune_worker_process) as pool:
+            ctx.Pool(workers, initializer=keep_freed_memory) as pool:
         spool = Path(folder)
 
         def submit(job: tuple[Path, Jurisdiction]) -> multiprocessing.pool.AsyncResult:
