@@ -91,9 +91,16 @@ def split_heading(rest: str) -> tuple[str, str]:
         end, tail = m.end(), rest[m.end():]
         if _STRONG_TAIL.match(tail):
             return rest[:end], tail
-        if m.group().startswith(".") and _WEAK_TAIL.match(tail) and not _ABBREVIATION.search(rest[:end]):
+        if m.group().startswith(".") and _WEAK_TAIL.match(tail) and not _abbreviation(rest[:end]):
             return rest[:end], tail
     return rest, ""
+
+
+def _abbreviation(head: str) -> bool:
+    """Whether ``head`` ends with an abbreviation (:data:`_ABBREVIATION`). A match holds no space, so it lies in
+    the last word of ``head``: the search starts there (its lookbehinds still see the character before)."""
+    last = head.rsplit(None, 1)
+    return _ABBREVIATION.search(head, len(head) - len(last[-1]) if last else 0) is not None
 
 
 def clean_heading(heading: str) -> str:
@@ -195,7 +202,7 @@ class Assembler:
     def _text(self, lines: list[str]) -> None:
         """Lines of text (blank ones skipped): the open section's, or (before any section) the title of an
         untitled heading."""
-        lines = [line for line in lines if line]
+        lines = list(filter(None, lines))
         if self._open is not None:
             self._open.lines.extend(lines)
         elif self._untitled:
