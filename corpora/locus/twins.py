@@ -80,10 +80,28 @@ def _sequences(files: list[Parsed]) -> list[_Sequence]:
 def merge(files: list[Parsed]) -> list[tuple[Section, Parsed]]:
     """The code's sections, each with the file it comes from; fills ``kept``/``dropped``/``status``/``reason`` of
     every file's report (see the module doc)."""
+    dropped: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # file -> twin file -> sections
     if len({f.format for f in files}) <= 1:  # one format: its parts concatenated, no twins to decide
-        for f in files:
-            f.report.kept, f.report.dropped = len(f.sections), 0
-        return [(section, f) for f in files for section in f.sections]
+        merged = [(section, f) for f in files for section in f.sections]
+    else:
+        merged = _union(files, dropped)
+    counts: dict[str, int] = defaultdict(int)
+    for _, f in merged:
+        counts[f.report.path] += 1
+    for f in files:
+        f.report.kept = counts[f.report.path]
+        f.report.dropped = sum(dropped[f.report.path].values())
+        if f.report.dropped:
+            twins = ", ".join(f"{n} as twins of {other}" for other, n in sorted(dropped[f.report.path].items()))
+            f.report.reason = f"{f.report.dropped} of {len(f.sections)} section(s) dropped: {twins}"
+        if f.sections and not f.report.kept:
+            f.report.status = "duplicate"
+    return merged
+
+
+def _union(files: list[Parsed], dropped: dict[str, dict[str, int]]) -> list[tuple[Section, Parsed]]:
+    """The union of several formats' sequences, each section from the most structured format that has it; counts
+    each file's sections dropped as twins in ``dropped``."""
     sequences = _sequences(files)
     everything = set().union(*(s.keys() for s in sequences)) if sequences else set()
     # A recovered sequence that misses sections another one has ranks last: the other versions win.
@@ -92,7 +110,6 @@ def merge(files: list[Parsed]) -> list[tuple[Section, Parsed]]:
     order: list[Key] = [k for k, _, _ in spine.entries] if spine else []
     chosen: dict[Key, tuple[Section, Parsed]] = {}
     extra = 0  # sections whose heading disagrees with the same number elsewhere: kept, under a fresh key
-    dropped: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for seq in ranked:
         placed = set(order)
         inserts: dict[Key | None, list[Key]] = defaultdict(list)
@@ -112,17 +129,6 @@ def merge(files: list[Parsed]) -> list[tuple[Section, Parsed]]:
                 inserts[anchor].append(key)  # runs of new keys follow their anchor in sequence order
         if inserts:
             order = _insert(order, inserts)
-    counts: dict[str, int] = defaultdict(int)
-    for key in order:
-        counts[chosen[key][1].report.path] += 1
-    for f in files:
-        f.report.kept = counts[f.report.path]
-        f.report.dropped = sum(dropped[f.report.path].values())
-        if f.report.dropped:
-            twins = ", ".join(f"{n} as twins of {other}" for other, n in sorted(dropped[f.report.path].items()))
-            f.report.reason = f"{f.report.dropped} of {len(f.sections)} section(s) dropped: {twins}"
-        if f.sections and not f.report.kept:
-            f.report.status = "duplicate"
     return [chosen[k] for k in order]
 
 
