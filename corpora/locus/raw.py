@@ -158,15 +158,13 @@ def sections_batch(jurisdiction: Jurisdiction, merged: list[tuple[formats.Sectio
         repeats[number] += 1
         k = repeats[number]
         ids.append(f"{jid}:{number}~{k}" if k > 1 else f"{jid}:{number}")
-    files = [f for _, f in merged]
-    one = files[0] if files and all(f is files[0] for f in files) else None  # the code is one file's (the rule)
     columns = {
         "section_id": ids, "jurisdiction_id": pa.repeat(jid, n), "state": pa.repeat(jurisdiction.state, n),
         **{name: list(map(attrgetter(name), sections))
            for name in ("number", "heading", "text", "path", "history", "cross_references", "status")},
         "order": pa.array(range(n), pa.int64()),
-        "source_file": pa.repeat(one.report.path, n) if one else [f.report.path for f in files],
-        "format": pa.repeat(one.format, n) if one else [f.format for f in files],
+        "source_file": [f.report.path for _, f in merged],
+        "format": [f.format for _, f in merged],
     }
     return pa.RecordBatch.from_pydict(columns, schema=SECTIONS)
 
