@@ -26,17 +26,22 @@ HEADING_WORDS = "|".join(f"{k.upper()}|{k.capitalize()}" for k in HEADING_KINDS)
 # away by its first character without entering the alternative (about half the scan's time). Only that character
 # is consumed (the rest is a lookahead, which may look at the line break after the line, as ``\s`` does), so the
 # scan goes on at the next line.
-_MARKER = r"(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.)"  # (a), (12), (iv), 3., b.
+_IN_PARENS = r"(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)"  # a list marker's (a), (12), (iv) after its "("
+_MARKER = rf"(?:\({_IN_PARENS}|\d{{1,3}}\.|[a-zA-Z]\.)"  # ... or 3., b.
+_PAGE_OF = r" ?(?i:/|of) ?\d{1,5}$"  # the "/192" or " of 192" ending a page number
+_BACK_MATTER_TITLES = ("COMPARATIVE TABLES?", "REFERENCE TABLE")
+_BACK_MATTER_TITLE = rf"(?:{'|'.join(_BACK_MATTER_TITLES)})\b"
+BACK_MATTER = re.compile(rf"(?:[A-Z]+ )*{_BACK_MATTER_TITLE}")  # the tables that end the last section
 _BY_LETTER: dict[str, list[str]] = {}  # PART|Part|... -> P: ART|art, ...
 for _word in HEADING_KINDS:
     _BY_LETTER.setdefault(_word[0].upper(), []).extend([_word[1:].upper(), _word[1:]])
 del _word
 _LINE_STARTS = (
-    ("page", "[Pp]", r"(?i:age )\d{1,5} ?(?i:/|of) ?\d{1,5}$"),  # a page number: Page 7 of 192
-    ("page", r"\d", r"\d{0,4} ?(?i:/|of) ?\d{1,5}$"),  # 7/192, 7 of 192
+    ("page", "[Pp]", rf"(?i:age )\d{{1,5}}{_PAGE_OF}"),  # a page number: Page 7 of 192
+    ("page", r"\d", rf"\d{{0,4}}{_PAGE_OF}"),  # 7/192, 7 of 192
     ("date", r"\d", r"\d?/\d{1,2}/\d{2,4} \S.*$"),  # a dated print header
     ("marker", "•", rf"(?: ?{_MARKER})?$"),  # a list marker alone on its line
-    ("marker", r"\(", r"(?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)$"),
+    ("marker", r"\(", rf"{_IN_PARENS}$"),
     ("marker", r"\d", r"\d{0,2}\.$"),
     ("marker", "[a-zA-Z]", r"\.$"),
     ("section", r"\[", r"Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d"),  # may be a section line
@@ -45,14 +50,13 @@ _LINE_STARTS = (
     ("special", r"\[", rf"(?:{HEADING_WORDS})\s"),  # may be a heading
     *(("special", letter, rf"(?:{'|'.join(rests)})\s") for letter, rests in _BY_LETTER.items()),
     ("special", "[IVXLC]", r"[IVXLC]*\s"),
-    ("special", "[A-Z]", r"[A-Z]* (?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b"),  # back matter
-    ("special", "C", r"OMPARATIVE TABLES?\b"),  # (municode.BACK_MATTER)
-    ("special", "R", r"EFERENCE TABLE\b"),
+    ("special", "[A-Z]", rf"[A-Z]* (?:[A-Z]+ )*{_BACK_MATTER_TITLE}"),  # BACK_MATTER after one word or more
+    *(("special", title[0], rf"{title[1:]}\b") for title in _BACK_MATTER_TITLES),  # ... or none
 )
 LINE_KIND = re.compile(r"\n(?:" + "|".join(f"{first}(?={rest})()" for _, first, rest in _LINE_STARTS) + ")",
                         re.MULTILINE)
 KIND_OF_GROUP = (None, *(kind for kind, _, _ in _LINE_STARTS))  # a match's kind: that of its one (empty) group
-_PAGE = re.compile(r"(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})")  # a "page" line's numbers
+_PAGE = re.compile(r"(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})")  # a page line's numbers
 
 
 def _boilerplate(lines: list[str], pages: list[tuple[int, str, str]], dates: list[str]) -> set[str]:

@@ -33,9 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .base import FORMATS, Folder, FormatError, Section, decode_text
-from .line_kinds import HEADING_KINDS as _KINDS
-from .line_kinds import HEADING_WORDS as _KIND
-from .line_kinds import classify_lines
+from .line_kinds import BACK_MATTER, HEADING_KINDS, HEADING_WORDS, classify_lines
 from .lines import normalize
 
 SECTION_LINE = re.compile(
@@ -49,13 +47,12 @@ _MARKUP_START = re.compile(rb"(?:\xef\xbb\xbf|[ \t\r\n])*<")
 _REST_OF_LINE = re.compile(rb"[^\r\n]*")
 _NUM = r"[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*"
 HEADING_LINE = re.compile(  # ARTICLE IV. - TITLE / [ARTICLE VIII.] - TITLE / CHAPTER 2-1. - TITLE
-    rf"\[?(?P<kind>{_KIND}) (?P<num>{_NUM})\.?\]? - (?P<title>\S.*)")
+    rf"\[?(?P<kind>{HEADING_WORDS}) (?P<num>{_NUM})\.?\]? - (?P<title>\S.*)")
 _BARE_HEADING = re.compile(rf"(?P<kind>ARTICLE|DIVISION|CHAPTER) - (?P<num>{_NUM})\.?")  # title on next line
 _ROMAN_HEADING = re.compile(r"(?P<num>[IVXLC]+) - - (?P<title>[^a-z]+)")  # Edison's appendix articles
 _HEADING_START = re.compile(  # what every heading line starts with: a cheap test before the full ones
-    rf"[\s\u00a0\u200b\ufeff]*(?:\[?(?:{_KIND})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s)")
+    rf"[\s\u00a0\u200b\ufeff]*(?:\[?(?:{HEADING_WORDS})\s|(?:ARTICLE|DIVISION|CHAPTER)\s|[IVXLC]+\s)")
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
-BACK_MATTER = re.compile(r"(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b")
 
 _LOWER = re.compile("[a-z]")
 _LETTER = re.compile("[A-Za-z]")
@@ -121,12 +118,12 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if m := HEADING_LINE.fullmatch(line):
         kind = m["kind"].lower()
         if kind == "subdivision" or not _LOWER.search(m["title"]):  # titles are in capitals
-            return _KINDS[kind], line
+            return HEADING_KINDS[kind], line
         return None
     if m := _BARE_HEADING.fullmatch(line):
-        return _KINDS[m["kind"].lower()], line
+        return HEADING_KINDS[m["kind"].lower()], line
     if m := _ROMAN_HEADING.fullmatch(line):
-        return _KINDS["article"], line
+        return HEADING_KINDS["article"], line
     return None
 
 
