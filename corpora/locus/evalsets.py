@@ -121,8 +121,8 @@ class _Pool:
                 self.labels.append(value)
                 self.bound = np.append(self.bound, np.uint64(NO_BOUND))
         label = np.array([self.labels.index(v) for v in values] or [0], np.int64)[index]
-        for code, n in zip(*np.unique(label, return_counts=True), strict=True):
-            self.counts[self.labels[code]] += int(n)
+        counts = np.bincount(label, minlength=len(self.labels)).tolist()
+        self.counts.update({self.labels[code]: n for code, n in enumerate(counts) if n})
         within = key <= self.bound[label]  # a larger hash than a full label's largest cannot be kept
         if not within.any():
             return
