@@ -7,14 +7,17 @@ Steps:
    ``jurisdictions.csv`` listing every copy, so the builder reads at least ``--target-gb`` of input
    while nothing is copied.
 2. Build it once per ``--workers`` value with the local engine and once with ``--engine ray`` (a local Ray
-   instance with ``--ray-workers`` CPUs), each in a fresh Python process (wall and CPU time, MB/s per worker,
-   peak RSS), and check that all builds' shards are byte-identical.
+   instance with ``--ray-workers`` CPUs), each in a fresh Python process given as many cores as it has workers
+   (CPU affinity; ``--no-pin``: all cores), so the speed-up is the scaling to the cores given (wall and CPU time,
+   MB/s per worker, peak RSS), and check that all builds' shards are byte-identical.
 3. The limit: a plain ``pyarrow`` read of the same bytes, a compiled-regex split at section lines and a zstd
    Parquet write of the pieces, in this process (what one core can do with no parsing at all).
 4. The Municode text parser alone on the real Georgia exports (CPU time, text in memory, the allocator set as in
    a parsing process: ``raw.keep_freed_memory``), with the compiled line split and with its Python fallback
    (``corpora/locus/formats/lines.py``).
-5. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
+5. The machine's own scaling: the parser (and a pure-Python loop) in N independent processes at once, one per
+   core, against one alone; each build's speed-up is shown as a share of it.
+6. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
    seconds of one rendered page), of a ``--codes`` build with OCR on N nodes.
 
 Prints tables and writes the numbers as JSON. Queries and search: ``bench/locus_search.py``.
@@ -33,6 +36,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,15 +66,18 @@ GB, MB, MIB = 10**9, 10**6, 2**20
 SECTION_START = re.compile(r"\n[ \t]*(?:\[?Secs?\. |Section |SECTION |\d+\.\d+\.\d+ - )")
 MUNICODE = ("adairsville", "baldwin-county", "edison", "fairmount", "arcade", "athens-clarke")  # .txt exports
 
-# Runs one build in a fresh interpreter: progress lines, then one result line with the build report,
-# wall time, and CPU time and peak RSS from getrusage (ru_maxrss is in KiB on Linux).
+# Runs one build in a fresh interpreter, on the cores given (CPU affinity; all when none): progress lines, then
+# one result line with the build report, wall time, and CPU time and peak RSS from getrusage (ru_maxrss is in KiB
+# on Linux).
 BUILD_CHILD = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from dataclasses import asdict
 from pathlib import Path
 from neurips26.corpora.locus.build import build
 
-raw, out, workers, engine = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+raw, out, workers, engine, cores = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+if cores:  # the cores given to the build: its workers (and Ray's) inherit the affinity
+    os.sched_setaffinity(0, [int(c) for c in cores.split(",")])
 start = time.perf_counter()
 report = build(raw, out, workers, lambda done, total: print("progress", done, total, flush=True), engine=engine)
 wall = time.perf_counter() - start
@@ -81,6 +88,39 @@ print("result", json.dumps({
     "worker_cpu_s": workers.ru_utime + workers.ru_stime,
     "rss_self": own.ru_maxrss * 1024, "rss_children": workers.ru_maxrss * 1024,
 }), flush=True)
+"""
+
+# One process of the machine's own scaling test: set up, say "ready", wait for "go" on stdin, do a fixed amount
+# of work on its one core, print its work (MB), CPU and wall seconds.
+MACHINE_CHILD = """
+import os, sys, time
+core, work, passes = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+os.sched_setaffinity(0, [core])
+if work == "parser":
+    from pathlib import Path
+    from neurips26.corpora.locus import raw
+    from neurips26.corpora.locus.formats import municode
+    from neurips26.corpora.locus.formats.base import decode_text
+    raw.keep_freed_memory()
+    paths = sorted(Path(sys.argv[4]).glob("*/*.txt"))
+    texts = [decode_text(p.read_bytes(), p) for p in paths]
+    size = sum(p.stat().st_size for p in paths) / 1e6
+    def unit():
+        for text in texts:
+            municode.sections_from_text(text)
+else:
+    size = 1.0
+    def unit():
+        x = 0
+        for i in range(2_000_000):
+            x += i
+unit()  # warm
+print("ready", flush=True)
+sys.stdin.readline()
+cpu, wall = time.process_time(), time.perf_counter()
+for _ in range(passes):
+    unit()
+print(size * passes, time.process_time() - cpu, time.perf_counter() - wall, flush=True)
 """
 
 
@@ -113,11 +153,13 @@ class BuildRun:
     rss_self: int  # bytes, getrusage(RUSAGE_SELF) in the build process
     rss_children: int  # bytes, getrusage(RUSAGE_CHILDREN): the largest local worker
     rss_tree: int  # bytes, psutil: peak of the summed RSS of the process tree (Ray's too), sampled
+    cores: int  # CPUs the build could run on (its affinity)
     log: list[str] = field(default_factory=list)
 
     @property
     def tag(self) -> str:
-        return f"{self.engine}, {self.workers} worker{'s' if self.workers > 1 else ''}"
+        return f"{self.engine}, {self.workers} worker{'s' if self.workers > 1 else ''} on {self.cores} core" + \
+            ("s" if self.cores > 1 else "")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -129,6 +171,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "Municode text exports (the per-worker target is set on these)")
     p.add_argument("--workers", default="1,2", help="comma-separated worker counts, one local build each")
     p.add_argument("--ray-workers", type=int, default=2, help="CPUs of the local Ray instance (0: no Ray build)")
+    p.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
+                   help="give a build with W workers W cores (CPU affinity), so that its speed-up over 1 worker is "
+                        "its scaling to the cores given; --no-pin: every build may use every core")
     p.add_argument("--repeats", type=int, default=1,
                    help="builds per engine and worker count, interleaved, and limit runs; the fastest of each is "
                         "reported")
@@ -193,10 +238,14 @@ def make_raw(raw: Path, target_bytes: int, corpus: str) -> tuple[int, int, int]:
     return copies, len(MUNICODE), sample
 
 
-def run_build(raw: Path, out: Path, workers: int, engine: str, progress: Progress) -> BuildRun:
-    """Build in a fresh process, following its progress and sampling the RSS of its process tree."""
-    task = progress.add_task(f"build, {engine}, {workers} worker(s)", total=None)
-    proc = subprocess.Popen([sys.executable, "-c", BUILD_CHILD, str(raw), str(out), str(workers), engine],
+def run_build(raw: Path, out: Path, workers: int, engine: str, pin: bool, progress: Progress) -> BuildRun:
+    """Build in a fresh process (on ``workers`` cores with ``pin``), following its progress and sampling the RSS of
+    its process tree."""
+    cpus = sorted(os.sched_getaffinity(0))
+    cores = cpus[:workers] if pin and workers <= len(cpus) else cpus
+    task = progress.add_task(f"build, {engine}, {workers} worker(s), {len(cores)} core(s)", total=None)
+    proc = subprocess.Popen([sys.executable, "-c", BUILD_CHILD, str(raw), str(out), str(workers), engine,
+                             ",".join(map(str, cores))],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     peak = 0
 
@@ -228,7 +277,8 @@ def run_build(raw: Path, out: Path, workers: int, engine: str, progress: Progres
     if proc.returncode or result is None:
         sys.exit(f"build ({engine}, {workers} worker(s)) failed (exit {proc.returncode}):\n" + "\n".join(log[-30:]))
     return BuildRun(engine, workers, out, result["wall_s"], result["report"], result["reconciles"],
-                    result["cpu_s"], result["worker_cpu_s"], result["rss_self"], result["rss_children"], peak, log)
+                    result["cpu_s"], result["worker_cpu_s"], result["rss_self"], result["rss_children"], peak,
+                    len(cores), log)
 
 
 def shard_differences(a: Path, b: Path) -> list[str]:
@@ -288,6 +338,61 @@ def parser_speeds(repeats: int) -> dict[str, float]:
     finally:
         lines._split = compiled
     return {"bytes": size, "files": len(paths), **{name: size / MB / s for name, s in best.items()}}
+
+
+def machine_scaling(counts: list[int], repeats: int) -> dict[str, dict[int, dict[str, float]]]:
+    """The machine's own scaling, what no build can beat: ``n`` independent processes started at once, one per
+    core, each doing the same fixed work (the Municode parser on the six real exports, or a pure-Python loop),
+    against one alone just before. Per work and ``n``: the speed-up of the summed throughput (work per wall second)
+    over one process, and each process's throughput per CPU second; the median of ``max(3, repeats)`` rounds
+    (this machine's speed drifts, so each round compares runs seconds apart)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    rounds: dict[str, dict[int, list[dict[str, float]]]] = {"parser": {}, "python loop": {}}
+    for _ in range(max(3, repeats)):
+        for work, passes in (("parser", 40), ("python loop", 25)):
+            for n in counts:
+                procs = [subprocess.Popen([sys.executable, "-c", MACHINE_CHILD, str(core), work.split()[0],
+                                           str(passes), str(SHARED_LOCUS / "georgia")],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                         for core in cpus[:n]]
+                for proc in procs:  # every process set up before any starts its work
+                    assert proc.stdout is not None and proc.stdout.readline().startswith("ready")
+                for proc in procs:
+                    assert proc.stdin is not None
+                    proc.stdin.write("go\n")
+                    proc.stdin.flush()
+                done = [tuple(map(float, proc.stdout.readline().split())) for proc in procs if proc.stdout]
+                for proc in procs:
+                    proc.wait()
+                throughput = sum(work_mb / wall for work_mb, _, wall in done)
+                alone = rounds[work][min(counts)][-1]["throughput"] if n != min(counts) else throughput
+                rounds[work].setdefault(n, []).append({
+                    "throughput": throughput, "speedup": throughput / alone,
+                    "per_cpu_s": sum(work_mb / cpu for work_mb, cpu, _ in done) / len(done)})
+    return {work: {n: {key: statistics.median(r[key] for r in runs) for key in runs[0]} for n, runs in by_n.items()}
+            for work, by_n in rounds.items()}
+
+
+def machine_rows(machine: dict[str, dict[int, dict[str, float]]], runs: list[BuildRun]) -> list[Row]:
+    """The machine's own scaling, and each multi-core build's speed-up as a share of it (the parser's)."""
+    rows = []
+    for work, by_n in machine.items():
+        unit = "MB/s" if work == "parser" else "loops/s"
+        one = by_n[min(by_n)]
+        for n, run in sorted(by_n.items()):
+            if n == min(by_n):
+                continue
+            rows += [Row(f"the machine's own scaling: {work}, {n} processes at once (one per core) over 1 alone",
+                         f"{run['speedup']:.2f}x"),
+                     Row(f"{work}, throughput per process per CPU second, {n} at once (baseline: 1 alone)",
+                         run["per_cpu_s"], unit, one["per_cpu_s"])]
+    first, parser = runs[0], machine["parser"]
+    for run in runs[1:]:
+        if run.engine == "local" and run.cores in parser and first.cores == min(parser):
+            share = first.wall_s / run.wall_s / parser[run.cores]["speedup"]
+            rows.append(Row(f"build speed-up over {first.tag}, as a share of the machine's own (parser, "
+                            f"{run.cores} processes), {run.tag}", f"{share:.0%}"))
+    return rows
 
 
 def ocr_page_seconds() -> float | None:
@@ -403,7 +508,8 @@ def main(argv: list[str] | None = None) -> None:
         with Progress(*columns, console=console) as progress:
             for k in range(args.repeats):  # interleaved, so a burst of load hits every configuration alike
                 for e, w in plan:
-                    run = run_build(workdir / "raw", workdir / "builds" / f"{e}{w}-{k}" / "locus", w, e, progress)
+                    run = run_build(workdir / "raw", workdir / "builds" / f"{e}{w}-{k}" / "locus", w, e, args.pin,
+                                    progress)
                     if (e, w) in fastest and fastest[(e, w)].wall_s <= run.wall_s:
                         shutil.rmtree(run.out.parent)
                     else:
@@ -416,6 +522,8 @@ def main(argv: list[str] | None = None) -> None:
                         key=lambda run: run["cpu_s"])
         with console.status("Municode text parser alone"):
             parser = parser_speeds(args.repeats)
+        with console.status("the machine's own scaling (independent processes, one per core)"):
+            machine = machine_scaling(sorted({r.cores for r in runs if r.engine == "local"}), args.repeats)
         with console.status("OCR of one rendered page"):
             ocr_s = ocr_page_seconds()
         load_end, cpus = os.getloadavg()[0], os.cpu_count() or 1
@@ -432,6 +540,7 @@ def main(argv: list[str] | None = None) -> None:
             *build_rows(runs, limit),
             *[Row(f"Municode text parser alone ({parser['files']} real exports, {parser['bytes'] / MB:.2f} MB; "
                   f"CPU time), {name}", parser[name], "MB/s") for name in parser if name not in ("bytes", "files")],
+            *machine_rows(machine, runs),
             Row(f"shards byte-identical to {runs[0].tag}", identical or "(one build)"),
             Row("OCR, one 300 dpi page of code text (Tesseract, 1 thread, CPU time)",
                 ocr_s if ocr_s is not None else "n/a", "s"),
@@ -452,7 +561,7 @@ def main(argv: list[str] | None = None) -> None:
         args.json.write_text(json.dumps({
             "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
             "copies": copies, "sample_bytes": sample, "target_bytes": target, "limit": limit, "parser": parser,
-            "ocr_page_s": ocr_s,
+            "machine": machine, "ocr_page_s": ocr_s,
             "builds": [{k: str(v) if isinstance(v, Path) else v for k, v in asdict(r).items() if k != "log"}
                        for r in runs],
             "shard_differences": differences, "bench_rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
