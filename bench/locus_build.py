@@ -15,9 +15,10 @@ Steps:
 4. The Municode text parser alone on the real Georgia exports (CPU time, text in memory, the allocator set as in
    a parsing process: ``raw.keep_freed_memory``), with the compiled line split and with its Python fallback
    (``corpora/locus/formats/lines.py``).
-5. The machine's own scaling: the parser (and a pure-Python loop) in N independent processes at once, one per
+5. Ray's fixed cost per build (start, first tasks, shutdown; no parsing), and the Ray build's wall time less it.
+6. The machine's own scaling: the parser (and a pure-Python loop) in N independent processes at once, one per
    core, against one alone; each build's speed-up is shown as a share of it.
-6. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
+7. A projection, from the measured CPU seconds per MB (and, when Tesseract is installed, the measured OCR
    seconds of one rendered page), of a ``--codes`` build with OCR on N nodes.
 
 Prints tables and writes the numbers as JSON. Queries and search: ``bench/locus_search.py``.
@@ -395,6 +396,33 @@ def machine_rows(machine: dict[str, dict[int, dict[str, float]]], runs: list[Bui
     return rows
 
 
+# Ray's fixed cost per build, as the Ray engine pays it: start a local instance, run one task per CPU (the first
+# tasks start Ray's worker processes), shut it down; each timed, on the cores given.
+RAY_CHILD = """
+import json, os, sys, time
+os.sched_setaffinity(0, [int(c) for c in sys.argv[1].split(",")])
+import ray
+times, clock = {}, time.perf_counter()
+ray.init(num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False, log_to_driver=False, configure_logging=False)
+times["start"], clock = time.perf_counter() - clock, time.perf_counter()
+one = ray.remote(num_cpus=1)(lambda: 1)
+ray.get([one.remote() for _ in range(len(os.sched_getaffinity(0)))])
+times["first tasks"], clock = time.perf_counter() - clock, time.perf_counter()
+ray.shutdown()
+times["shutdown"] = time.perf_counter() - clock
+print(json.dumps(times))
+"""
+
+
+def ray_fixed_seconds(cores: int) -> dict[str, float]:
+    """Wall seconds Ray's start, first tasks and shutdown take on ``cores`` cores (no parsing): the part of a Ray
+    build that does not grow with the corpus."""
+    cpus = sorted(os.sched_getaffinity(0))[:cores]
+    done = subprocess.run([sys.executable, "-c", RAY_CHILD, ",".join(map(str, cpus))], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def ocr_page_seconds() -> float | None:
     """CPU seconds Tesseract (one thread) takes for one letter page of code text rendered at 300 dpi (None
     without Tesseract)."""
@@ -524,6 +552,9 @@ def main(argv: list[str] | None = None) -> None:
             parser = parser_speeds(args.repeats)
         with console.status("the machine's own scaling (independent processes, one per core)"):
             machine = machine_scaling(sorted({r.cores for r in runs if r.engine == "local"}), args.repeats)
+        ray_runs = [r for r in runs if r.engine == "ray"]
+        with console.status("Ray's fixed cost (start, first tasks, shutdown)"):
+            ray_fixed = ray_fixed_seconds(ray_runs[0].cores) if ray_runs else {}
         with console.status("OCR of one rendered page"):
             ocr_s = ocr_page_seconds()
         load_end, cpus = os.getloadavg()[0], os.cpu_count() or 1
@@ -542,6 +573,10 @@ def main(argv: list[str] | None = None) -> None:
                   f"CPU time), {name}", parser[name], "MB/s") for name in parser if name not in ("bytes", "files")],
             *machine_rows(machine, runs),
             Row(f"shards byte-identical to {runs[0].tag}", identical or "(one build)"),
+            *[Row(f"Ray's fixed cost, {run.cores} cores: start / first tasks / shutdown (no parsing)",
+                  " / ".join(f"{v:.2f}" for v in ray_fixed.values()), "s") for run in ray_runs[:1]],
+            *[Row(f"build wall time less Ray's fixed cost, {run.tag}", run.wall_s - sum(ray_fixed.values()), "s",
+                  runs[0].wall_s) for run in ray_runs[:1]],
             Row("OCR, one 300 dpi page of code text (Tesseract, 1 thread, CPU time)",
                 ocr_s if ocr_s is not None else "n/a", "s"),
         ]
@@ -561,7 +596,7 @@ def main(argv: list[str] | None = None) -> None:
         args.json.write_text(json.dumps({
             "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
             "copies": copies, "sample_bytes": sample, "target_bytes": target, "limit": limit, "parser": parser,
-            "machine": machine, "ocr_page_s": ocr_s,
+            "machine": machine, "ray_fixed_s": ray_fixed, "ocr_page_s": ocr_s,
             "builds": [{k: str(v) if isinstance(v, Path) else v for k, v in asdict(r).items() if k != "log"}
                        for r in runs],
             "shard_differences": differences, "bench_rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
