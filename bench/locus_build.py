@@ -98,17 +98,12 @@ import os, sys, time
 core, work, passes = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 os.sched_setaffinity(0, [core])
 if work == "parser":
-    from pathlib import Path
-    from neurips26.corpora.locus import raw
-    from neurips26.corpora.locus.formats import municode
-    from neurips26.corpora.locus.formats.base import decode_text
-    raw.keep_freed_memory()
-    paths = sorted(Path(sys.argv[4]).glob("*/*.txt"))
-    texts = [decode_text(p.read_bytes(), p) for p in paths]
-    size = sum(p.stat().st_size for p in paths) / 1e6
+    sys.path.insert(0, sys.argv[4])  # this bench's folder
+    from locus_build import MB, municode_exports, parse_all
+    texts, size, _ = municode_exports()
+    size /= MB
     def unit():
-        for text in texts:
-            municode.sections_from_text(text)
+        parse_all(texts)
 else:
     size = 1.0
     def unit():
@@ -239,11 +234,16 @@ def make_raw(raw: Path, target_bytes: int, corpus: str) -> tuple[int, int, int]:
     return copies, len(MUNICODE), sample
 
 
+def first_cores(n: int | None = None) -> list[int]:
+    """The first ``n`` CPUs this process may run on (all of them when ``n`` is None or more than it has)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[:n] if n is not None and n <= len(cpus) else cpus
+
+
 def run_build(raw: Path, out: Path, workers: int, engine: str, pin: bool, progress: Progress) -> BuildRun:
     """Build in a fresh process (on ``workers`` cores with ``pin``), following its progress and sampling the RSS of
     its process tree."""
-    cpus = sorted(os.sched_getaffinity(0))
-    cores = cpus[:workers] if pin and workers <= len(cpus) else cpus
+    cores = first_cores(workers if pin else None)
     task = progress.add_task(f"build, {engine}, {workers} worker(s), {len(cores)} core(s)", total=None)
     proc = subprocess.Popen([sys.executable, "-c", BUILD_CHILD, str(raw), str(out), str(workers), engine,
                              ",".join(map(str, cores))],
@@ -311,19 +311,32 @@ def limit_run(raw: Path, out: Path) -> dict[str, float]:
             "cpu_s": time.process_time() - cpu}
 
 
+def municode_exports() -> tuple[list[str], int, int]:
+    """The real Georgia Municode ``.txt`` exports, decoded: (texts, bytes, files), in a process set up as one that
+    parses (``raw.keep_freed_memory``, as the build's workers and the build process itself are)."""
+    from neurips26.corpora.locus import raw
+    from neurips26.corpora.locus.formats.base import decode_text
+
+    raw.keep_freed_memory()
+    paths = sorted((SHARED_LOCUS / "georgia").glob("*/*.txt"))
+    return [decode_text(p.read_bytes(), p) for p in paths], sum(p.stat().st_size for p in paths), len(paths)
+
+
+def parse_all(texts: list[str]) -> None:
+    """One pass of the Municode text parser over ``texts``."""
+    from neurips26.corpora.locus.formats import municode
+
+    for text in texts:
+        municode.sections_from_text(text)
+
+
 def parser_speeds(repeats: int) -> dict[str, float]:
     """MB/s per CPU second of the Municode text parser alone (``sections_from_text``, decoded text in memory) on
     the real Georgia ``.txt`` exports, with the compiled line split and with its Python fallback; the best of
     ``repeats`` interleaved passes (at least five)."""
-    from neurips26.corpora.locus import raw
-    from neurips26.corpora.locus.formats import lines, municode
-    from neurips26.corpora.locus.formats.base import decode_text
+    from neurips26.corpora.locus.formats import lines
 
-    raw.keep_freed_memory()  # as in every process that parses (the build's workers, or the build process itself)
-
-    paths = sorted((SHARED_LOCUS / "georgia").glob("*/*.txt"))
-    texts = [decode_text(p.read_bytes(), p) for p in paths]
-    size = sum(p.stat().st_size for p in paths)
+    texts, size, files = municode_exports()
     compiled = lines._split
     splits = {"compiled line split": compiled} if lines.COMPILED else {}
     splits["Python fallback"] = lines.split_lines_py
@@ -333,12 +346,11 @@ def parser_speeds(repeats: int) -> dict[str, float]:
             for name, split in splits.items():
                 lines._split = split
                 start = time.process_time()
-                for text in texts:
-                    municode.sections_from_text(text)
+                parse_all(texts)
                 best[name] = min(best[name], time.process_time() - start)
     finally:
         lines._split = compiled
-    return {"bytes": size, "files": len(paths), **{name: size / MB / s for name, s in best.items()}}
+    return {"bytes": size, "files": files, **{name: size / MB / s for name, s in best.items()}}
 
 
 def machine_scaling(counts: list[int], repeats: int) -> dict[str, dict[int, dict[str, float]]]:
@@ -347,24 +359,21 @@ def machine_scaling(counts: list[int], repeats: int) -> dict[str, dict[int, dict
     against one alone just before. Per work and ``n``: the speed-up of the summed throughput (work per wall second)
     over one process, and each process's throughput per CPU second; the median of ``max(3, repeats)`` rounds
     (this machine's speed drifts, so each round compares runs seconds apart)."""
-    cpus = sorted(os.sched_getaffinity(0))
     rounds: dict[str, dict[int, list[dict[str, float]]]] = {"parser": {}, "python loop": {}}
     for _ in range(max(3, repeats)):
         for work, passes in (("parser", 40), ("python loop", 25)):
             for n in counts:
                 procs = [subprocess.Popen([sys.executable, "-c", MACHINE_CHILD, str(core), work.split()[0],
-                                           str(passes), str(SHARED_LOCUS / "georgia")],
+                                           str(passes), str(Path(__file__).parent)],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-                         for core in cpus[:n]]
+                         for core in first_cores(n)]
                 for proc in procs:  # every process set up before any starts its work
                     assert proc.stdout is not None and proc.stdout.readline().startswith("ready")
                 for proc in procs:
                     assert proc.stdin is not None
                     proc.stdin.write("go\n")
                     proc.stdin.flush()
-                done = [tuple(map(float, proc.stdout.readline().split())) for proc in procs if proc.stdout]
-                for proc in procs:
-                    proc.wait()
+                done = [tuple(map(float, proc.communicate()[0].split())) for proc in procs]
                 throughput = sum(work_mb / wall for work_mb, _, wall in done)
                 alone = rounds[work][min(counts)][-1]["throughput"] if n != min(counts) else throughput
                 rounds[work].setdefault(n, []).append({
@@ -417,9 +426,8 @@ print(json.dumps(times))
 def ray_fixed_seconds(cores: int) -> dict[str, float]:
     """Wall seconds Ray's start, first tasks and shutdown take on ``cores`` cores (no parsing): the part of a Ray
     build that does not grow with the corpus."""
-    cpus = sorted(os.sched_getaffinity(0))[:cores]
-    done = subprocess.run([sys.executable, "-c", RAY_CHILD, ",".join(map(str, cpus))], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", RAY_CHILD, ",".join(map(str, first_cores(cores)))],
+                          capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
