@@ -28,13 +28,16 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from neurips26.registry import Registry
 from scipy import stats
+
+from neurips26.errors import UserError
+from neurips26.registry import Registry
 
 SCALES = ("tiny", "default", "large")
 VERDICTS = ("reproduced", "not reproduced", "untestable here")
@@ -49,6 +52,10 @@ def _check(name: str, info: dict[str, Any]) -> None:
         raise ValueError(f"claim {name!r} is registered without {', '.join(sorted(missing))}")
     if info["direction"] not in ("higher", "lower"):
         raise ValueError(f"claim {name!r}: direction must be 'higher' or 'lower', not {info['direction']!r}")
+
+
+class ClaimRefused(UserError):
+    """The harness refuses a run or an outcome (unknown scale, too few seeds, unequal compute, missing arm)."""
 
 
 class ClaimFunction(Protocol):
@@ -84,7 +91,7 @@ def interval(method: Arm, baseline: Arm, seed: int = 0) -> tuple[float, tuple[fl
     of equal length per seed; otherwise a t interval over the per-seed differences."""
     a, b = np.asarray(method.values, float), np.asarray(baseline.values, float)
     if a.shape != b.shape or a.size == 0:
-        raise ValueError(f"arms have {a.size} and {b.size} seed values; a claim compares the same seeds")
+        raise ClaimRefused(f"arms have {a.size} and {b.size} seed values; a claim compares the same seeds")
     effect = float(a.mean() - b.mean())
     paired = (method.items is not None and baseline.items is not None
               and [len(x) for x in method.items] == [len(x) for x in baseline.items]
@@ -123,11 +130,11 @@ def _compare(arms: dict[str, Arm], info: dict[str, Any], untestable: str | None)
     if m is None or b is None:
         if untestable:
             return {"effect": None, "ci95": None, "verdict": "untestable here"}
-        raise ValueError(f"the outcome has arms {sorted(arms)}; the claim compares "
+        raise ClaimRefused(f"the outcome has arms {sorted(arms)}; the claim compares "
                          f"{info['method_arm']!r} with {info['baseline_arm']!r}")
     steps = {name: arm.compute.get("train_steps") for name, arm in arms.items()}
     if steps[info["method_arm"]] != steps[info["baseline_arm"]]:
-        raise ValueError(f"unequal compute: train_steps {steps}; a claim compares arms at equal steps")
+        raise ClaimRefused(f"unequal compute: train_steps {steps}; a claim compares arms at equal steps")
     effect, ci = interval(m, b)
     return {"effect": effect, "ci95": list(ci), "verdict": verdict(ci, info["direction"], untestable)}
 
@@ -163,16 +170,20 @@ def result(name: str, outcome: Outcome, *, scale: str, seeds: list[int], command
 
 def run_claim(name: str, *, scale: str = "default", seeds: int = 3, out: Path = RESULTS,
               command: str | None = None) -> dict[str, Any]:
-    """Run claim ``name`` over seeds ``0..seeds-1`` at ``scale`` and write ``out/<name>.json``."""
+    """Run claim ``name`` over seeds ``0..seeds-1`` at ``scale`` and write ``out/<name>.json``.
+
+    The file also records the run's wall time (``seconds``); everything else in it follows from the seeds."""
     if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}; known: {', '.join(SCALES)}")
+        raise ClaimRefused(f"unknown scale {scale!r}; known: {', '.join(SCALES)}")
     if seeds < 3:
-        raise ValueError(f"--seeds {seeds}: a claim needs at least 3 seeds for an interval")
+        raise ClaimRefused(f"--seeds {seeds}: a claim needs at least 3 seeds for an interval")
     fn = CLAIMS.get(name)
     seed_list = list(range(seeds))
+    start = time.perf_counter()
     outcome = fn(scale, seed_list)
     cmd = command or f"python bench/claims/run.py {name} --scale {scale} --seeds {seeds}"
     res = result(name, outcome, scale=scale, seeds=seed_list, command=cmd)
+    res["seconds"] = round(time.perf_counter() - start, 1)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.json"
     tmp = path.with_suffix(".json.tmp")
