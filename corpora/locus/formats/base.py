@@ -29,6 +29,8 @@ from typing import Any
 from neurips26.errors import UserError
 from neurips26.registry import Registry
 
+from .accounting import TextAccount
+
 STATUSES = ("active", "repealed", "reserved")
 SNIFF_BYTES = 64 * 1024
 MODULES = tuple(f"neurips26.corpora.locus.formats.{m}"
@@ -59,6 +61,7 @@ class Folder:
 
     root: Path
     warnings: list[tuple[Path, str]] = field(default_factory=list)  # (file, message), for the errors config
+    accounts: dict[Path, TextAccount] = field(default_factory=dict)  # a parsed file's text account, if measured
 
     def warn(self, path: Path, message: str) -> None:
         """Record a record-level warning about ``path`` (the file is still used)."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
+from .accounting import nonspace
 from .lines import INVISIBLE, split_lines
 
 HEADING_KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
@@ -32,6 +34,7 @@ _PAGE_OF = r" ?(?i:/|of) ?\d{1,5}$"  # the "/192" or " of 192" ending a page num
 _BACK_MATTER_TITLES = ("COMPARATIVE TABLES?", "REFERENCE TABLE")
 _BACK_MATTER_TITLE = rf"(?:{'|'.join(_BACK_MATTER_TITLES)})\b"
 BACK_MATTER = re.compile(rf"(?:[A-Z]+ )*{_BACK_MATTER_TITLE}")  # the tables that end the last section
+_SECTION_REST = r"ecs?\.?\s?\d|ecs?\. |ections? |ECTIONS? "  # a section line's prefix after its "S"
 _BY_LETTER: dict[str, list[str]] = {}  # PART|Part|... -> P: ART|art, ...
 for _word in HEADING_KINDS:
     _BY_LETTER.setdefault(_word[0].upper(), []).extend([_word[1:].upper(), _word[1:]])
@@ -39,14 +42,16 @@ del _word
 _LINE_STARTS = (
     ("page", "[Pp]", rf"(?i:age )\d{{1,5}}{_PAGE_OF}"),  # a page number: Page 7 of 192
     ("page", r"\d", rf"\d{{0,4}}{_PAGE_OF}"),  # 7/192, 7 of 192
-    ("date", r"\d", r"\d?/\d{1,2}/\d{2,4} \S.*$"),  # a dated print header
+    ("date", r"\d", r"\d?/\d{1,2}/\d{2,4},? \S.*$"),  # a dated print header (a browser's: date, time, title)
+    ("furniture", "[ha]", r"(?:ttps?://|bout:blank)\S* \d{1,5}/\d{1,5}$"),  # a browser's footer: address, page
     ("marker", "•", rf"(?: ?{_MARKER})?$"),  # a list marker alone on its line
     ("marker", r"\(", rf"{_IN_PARENS}$"),
     ("marker", r"\d", r"\d{0,2}\.$"),
     ("marker", "[a-zA-Z]", r"\.$"),
-    ("section", r"\[", r"Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d"),  # may be a section line
-    ("section", "S", "ecs?\\. |ection |ECTION "),
-    ("section", r"\d", r"\d*[A-Z]?\.\d+[A-Z]?\.\d"),
+    ("section", r"\[", rf"S(?:{_SECTION_REST})|§|\d+[A-Z]?\.\d+[A-Z]?\.\d"),  # may be a section line
+    ("section", "S", _SECTION_REST),
+    ("section", "§", ""),
+    ("section", r"\d", r"\d*[A-Z]?\.\d+[A-Z]?(?:\.\d|\.? [-—–] )"),
     ("special", r"\[", rf"(?:{HEADING_WORDS})\s"),  # may be a heading
     *(("special", letter, rf"(?:{'|'.join(rests)})\s") for letter, rests in _BY_LETTER.items()),
     ("special", "[IVXLC]", r"[IVXLC]*\s"),
@@ -56,6 +61,7 @@ _LINE_STARTS = (
 LINE_KIND = re.compile(r"\n(?:" + "|".join(f"{first}(?={rest})()" for _, first, rest in _LINE_STARTS) + ")",
                         re.MULTILINE)
 KIND_OF_GROUP = (None, *(kind for kind, _, _ in _LINE_STARTS))  # a match's kind: that of its one (empty) group
+_ODD_SPACE = re.compile(r"[^\S\t\n]")  # a space in a section line other than " " and tab (en space, no-break space)
 _PAGE = re.compile(r"(?i:page )?(?P<n>\d{1,5}) ?(?i:/|of) ?(?P<of>\d{1,5})")  # a page line's numbers
 
 
@@ -72,7 +78,18 @@ def _boilerplate(lines: list[str], pages: list[tuple[int, str, str]], dates: lis
     return drop
 
 
-def classify_lines(text: str) -> tuple[list[str], list[int]]:
+@dataclass
+class Classified:
+    """A text's lines (normalised; page furniture and stray list markers blanked) and what the scan found."""
+
+    lines: list[str]
+    special: list[int]  # lines that may be section lines, headings or back matter, in order
+    candidates: list[int]  # of those, the ones that may be section lines
+    total: int  # non-whitespace characters of the text
+    furniture: int  # non-whitespace characters of the blanked lines
+
+
+def classify_lines(text: str) -> Classified:
     """The lines of ``text`` (any line break, CR included), normalised, with page boilerplate and stray list
     markers blanked (``""``), and the indices of the lines that may be section lines, headings or back matter.
     A section line keeps its inner spacing: it tells a heading from text that ran into it.
@@ -84,7 +101,7 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
     found = [(m.start(), m.lastindex) for m in LINE_KIND.finditer(split.joined)]
     # a match starts at the "\n" before its line: the line's index, for all matches at once
     at = np.searchsorted(np.frombuffer(split.starts, np.int64), [start + 1 for start, _ in found]).tolist()
-    pages, dates, markers, special = [], [], [], []
+    pages, dates, markers, special, candidates = [], [], [], [], []
     for i, (_, group) in zip(at, found, strict=True):
         kind = KIND_OF_GROUP[group]
         if kind == "page":
@@ -92,15 +109,22 @@ def classify_lines(text: str) -> tuple[list[str], list[int]]:
             pages.append((i, page["n"], page["of"]))
         elif kind == "date":
             dates.append(lines[i])
-        elif kind == "marker":
+        elif kind in ("marker", "furniture"):
             markers.append(i)
         else:
             special.append(i)
             if kind == "section":
+                candidates.append(i)
                 raw = split.raw(i)
-                lines[i] = (raw if raw.isprintable() else INVISIBLE.sub("", raw)).strip()  # (invisible: unprintable)
+                if not raw.isprintable():  # (invisible characters and odd spaces are unprintable)
+                    raw = _ODD_SPACE.sub(" ", INVISIBLE.sub("", raw))
+                lines[i] = raw.strip()
+    furniture = 0
     if drop := _boilerplate(lines, pages, dates):
+        furniture += sum(nonspace(line) for line in lines if line in drop)
         lines = ["" if line in drop else line for line in lines]
     for i in markers:
+        furniture += nonspace(lines[i])
         lines[i] = ""
-    return lines, special
+    joined = split.joined
+    return Classified(lines, special, candidates, len(joined) - joined.count(" ") - joined.count("\n"), furniture)

@@ -32,17 +32,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import section_lines
+from .accounting import TextAccount, nonspace
 from .base import FORMATS, Folder, FormatError, Section, decode_text
 from .line_kinds import BACK_MATTER, HEADING_KINDS, HEADING_WORDS, classify_lines
 from .lines import normalize
+from .section_lines import NEAR_MISS, FileStyles
 
-SECTION_LINE = re.compile(
-    r"(?P<open>\[)?(?:(?:Secs?\.|Section|SECTION) "
-    r"(?P<number>[0-9A-Za-z][0-9A-Za-z.\-—–]*?(?:, [0-9A-Za-z][0-9A-Za-z.\-—–]*?)*)\. -"
-    r"|(?P<decimal>\d+[A-Z]?\.\d+[A-Z]?\.\d+[A-Z]?(?:\.\d+)?)\.? -)(?: (?P<rest>.*))?"
-)  # `Sec. 1-5.11. - `, `Section 1.10. - `, `SECTION 1.10. - `, or three-factor `2.12.010 - `
 _SNIFF = re.compile(  # where a section line may start, in the file's bytes (U+00A0 is \xc2\xa0 in UTF-8)
-    rb"(?:^|[\r\n])(?:[ \t]|\xc2\xa0)*(?=\[?(?:Secs?\.|Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d))")
+    rb"(?:^|[\r\n])(?:[ \t]|\xc2\xa0)*"
+    rb"(?=\[?(?:Secs?\.?\s?\d|Secs?\.|Sections? |SECTIONS? |\xc2\xa7|\d+[A-Z]?\.\d+[A-Z]?\.\d))")
 _MARKUP_START = re.compile(rb"(?:\xef\xbb\xbf|[ \t\r\n])*<")
 _REST_OF_LINE = re.compile(rb"[^\r\n]*")
 _NUM = r"[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*"
@@ -155,30 +154,62 @@ class _Open:
     path: list[str]
     lines: list[str] = field(default_factory=list)
     reserved_range: bool = False
+    unnumbered: bool = False  # a heading's own text, numbered by the heading
+
+
+# Where the text outside any section goes: before the first section or heading line (front matter), after a
+# heading (its notes), after the back-matter tables, or after a line that starts like a section line of an
+# unknown style (lost: never let into a section's text, never called structure).
+FRONT, AFTER_HEADING, BACK, LOST = "front", "after heading", "back", "lost"
+_NOTE_BLOCK = re.compile(r"Footnotes?:|FOOTNOTE\(S\):|-{2,} ?\(\d+\) ?-{2,}")  # a heading's footnotes begin
+_HEADING_TAIL = re.compile(r"[\[(]?(?:RESERVED|Reserved|REPEALED|Repealed|DELETED|Deleted)[\])]?\.?")
+_NOTE_LINE = re.compile(  # one note of a heading: editor's note, references, its history
+    rf"(?:Editor'?s'? [Nn]otes?|Note|{_CROSS_REF})|\((?:Ords?\.|Ordinance|Code|Res\.|Amd\.)")
 
 
 class Assembler:
-    """Turns a stream of headings and lines into sections (shared by the text, TEI and PDF parsers)."""
+    """Turns a stream of headings and lines into sections (shared by the text, TEI and PDF parsers), and accounts
+    for every character it reads (:attr:`account`).
 
-    def __init__(self) -> None:
+    ``styles``: the section-line styles of the whole file (:func:`.section_lines.file_styles`); by default each
+    text given to :meth:`feed_text` decides its own (the text formats feed the whole file at once)."""
+
+    def __init__(self, styles: FileStyles | None = None) -> None:
         self.path: list[tuple[int, str]] = []
         self.sections: list[Section] = []
+        self.account = TextAccount()
+        self._styles = styles
         self._open: _Open | None = None
         self._untitled = False  # the last heading (``ARTICLE - V.``) takes its title from the next line
+        self._outside = FRONT  # where text outside a section goes
+        self._notes = False  # inside a heading's footnote block
 
     def heading(self, text: str, level: int | None = None) -> None:
-        """A heading line; ``level`` overrides the level read from the text (TEI div heads)."""
+        """A heading given apart from the text (TEI div heads); ``level`` overrides the level read from it."""
+        self.account.total += nonspace(normalize(text))
+        self._heading(text, level)
+
+    def _heading(self, text: str, level: int | None = None) -> None:
         found = heading_level(text)
         entry = found[1] if found else _FOOTNOTE_TAIL.sub("", normalize(text)).strip()
         level = level if level is not None else found[0] if found else len(self.path)
+        self.account.add("headings", nonspace(normalize(text)))
         self._close()
         self.path = [(lv, h) for lv, h in self.path if lv < level] + [(level, entry)]
         self._untitled = bool(_BARE_HEADING.fullmatch(entry))
+        self._outside, self._notes = AFTER_HEADING, False
 
     def feed_text(self, text: str) -> None:
         """Take a text (any number of lines). Only the lines :func:`classify_lines` marks are looked at one by
         one; the runs of text between them go to the open section whole."""
-        lines, special = classify_lines(text)
+        found = classify_lines(text)
+        lines, special = found.lines, found.special
+        self.account.total += found.total
+        self.account.add("furniture", found.furniture)
+        if (styles := self._styles) is None:
+            candidates = set(found.candidates)
+            structural = [i for i in special if i in candidates or heading_level(lines[i])]
+            styles = section_lines.file_styles(lines, found.candidates, structural)
         start = 0
         for i in special:
             line = lines[i]
@@ -186,28 +217,78 @@ class Assembler:
                 continue
             self._text(lines[start:i])
             start = i + 1
-            if m := SECTION_LINE.fullmatch(line):
-                self._start(m)
+            if i in styles.toc:
+                self._close()
+                self.account.add("toc", nonspace(normalize(line)))
+            elif m := styles.section(i, line):
+                self._start(m, line)
             elif heading_level(line):
-                self.heading(line)
+                self._heading(line)
             elif BACK_MATTER.match(line):
                 self._close()
+                self.account.add("back_matter", nonspace(line))
+                self._outside = BACK
+            elif NEAR_MISS.match(line) and not section_lines.match(line):
+                self._close()
+                self._outside = LOST
+                self.account.lose([normalize(line)])
             else:
                 self._text([normalize(line)])
         self._text(lines[start:])
 
     def _text(self, lines: list[str]) -> None:
-        """Lines of text (blank ones skipped): the open section's, or (before any section) the title of an
-        untitled heading."""
+        """Lines of text (blank ones skipped): the open section's, else placed by :attr:`_outside`."""
         lines = list(filter(None, lines))
+        if not lines:
+            return
         if self._open is not None:
+            if self._open.unnumbered and (end := next((k for k, line in enumerate(lines) if _NOTE_BLOCK.match(line)),
+                                                     None)) is not None:  # the heading's footnotes end its text
+                self._open.lines.extend(lines[:end])
+                self._close()
+                self._outside, self._notes = AFTER_HEADING, True
+                self.account.add("notes", sum(map(nonspace, lines[end:])))
+                return
             self._open.lines.extend(lines)
-        elif self._untitled:
+            return
+        if self._untitled:
             title = next((line for line in lines if not _LOWER.search(line)), None)
             if title is not None:
                 level, entry = self.path[-1]
                 self.path[-1] = (level, f"{entry} {title}")
                 self._untitled = False
+                self.account.add("headings", nonspace(title))
+                lines.remove(title)
+        if self._outside == FRONT:
+            self.account.add("front_matter", sum(map(nonspace, lines)))
+        elif self._outside == BACK:
+            self.account.add("back_matter", sum(map(nonspace, lines)))
+        elif self._outside == LOST:
+            self.account.lose(lines)
+        else:  # after a heading: its footnotes and notes are structure; text is a section of the heading's own
+            for k, line in enumerate(lines):
+                self._notes = self._notes or bool(_NOTE_BLOCK.match(line))
+                if _HEADING_TAIL.fullmatch(line) and not self._notes:
+                    self.account.add("headings", nonspace(line))
+                elif self._notes or _NOTE_LINE.match(line):
+                    self.account.add("notes", nonspace(line))
+                else:
+                    self._unnumbered(lines[k:])
+                    return
+
+    def _unnumbered(self, lines: list[str]) -> None:
+        """Text under a heading that no section line starts (an appendix's fee schedule, an article's preamble):
+        a section numbered by its heading (``Appendix A``), its catchline the heading's title."""
+        entry = self.path[-1][1] if self.path else ""
+        if m := HEADING_LINE.fullmatch(entry) or _BARE_HEADING.fullmatch(entry):
+            number, heading = f"{m['kind']} {m['num']}", m.groupdict().get("title") or ""
+        elif m := _ROMAN_HEADING.fullmatch(entry):
+            number, heading = f"Article {m['num']}", m["title"]
+        else:
+            number, heading = entry, ""
+        self._open = _Open(number, heading, [h for _, h in self.path], unnumbered=True)
+        self.account.add("headings", -nonspace(number) - nonspace(heading))  # counted in the section now
+        self._text(lines)
 
     def finish(self) -> list[Section]:
         self._close()
@@ -215,23 +296,27 @@ class Assembler:
             raise FormatError("no section line (`Sec. <number>. - <heading>`) found")
         return self.sections
 
-    def _start(self, m: re.Match[str]) -> None:
+    def _start(self, m: re.Match[str], line: str) -> None:
         self._close()
         rest = m["rest"] or ""
         if m["open"] and rest.rstrip().endswith("]"):
             rest = rest.rstrip()[:-1]
         heading, spill = split_heading(rest)
-        number = m["number"] or m["decimal"]  # normalised: no space but the ", " between numbers
+        number = section_lines.number(m)  # normalised: no space but the ", " between numbers
         self._open = _Open(number, clean_heading(heading), [h for _, h in self.path],
-                           reserved_range=m.group().lstrip("[").startswith("Secs.") or "—" in number)
-        if spill := normalize(spill):
+                           reserved_range=(m["prefix"] or "").startswith("Secs") or "—" in number)
+        spill = normalize(spill)
+        if spill:
             self._open.lines.append(spill)
+        self.account.add("section_syntax", nonspace(normalize(line)) - nonspace(number)
+                         - nonspace(self._open.heading) - nonspace(spill))
         self._untitled = False
 
     def _close(self) -> None:
         if self._open is not None:
-            self.sections.append(_section(self._open))
+            self.sections.append(_section(self._open, self.account))
             self._open = None
+            self._outside = LOST  # text after a section and before the next structure line belongs nowhere
 
 
 def _split_run_in_notes(line: str) -> list[str]:
@@ -247,8 +332,9 @@ def _split_run_in_notes(line: str) -> list[str]:
     return [line, *refs]
 
 
-def _section(s: _Open) -> Section:
-    """History notes and cross-references taken out of the text; status from heading and text."""
+def _section(s: _Open, account: TextAccount) -> Section:
+    """History notes and cross-references taken out of the text; status from heading and text (the parentheses
+    around a history note and layout debris in a reserved section go to ``account`` as structure)."""
     lines = s.lines  # normalised
     if lines:
         lines[-1:] = _split_run_in_notes(lines[-1])
@@ -264,6 +350,7 @@ def _section(s: _Open) -> Section:
         line, done = lines[k], k + 1
         if line.startswith("(") and closing_group(line) == 0 and (citation := _citation(line)):
             history.append(citation)
+            account.add("section_syntax", nonspace(line) - nonspace(citation))
         elif _CROSS_REF_START.match(line):
             refs.append(line)
             while not refs[-1].endswith(".") and done < len(lines):  # a wrapped cross-reference goes on until
@@ -279,6 +366,7 @@ def _section(s: _Open) -> Section:
     body = "\n".join(text)
     status = _status(s.heading, body, s.reserved_range)
     if status == "reserved" and not _LETTER.search(body):  # layout debris (`.....`, `3`), not text
+        account.add("furniture", nonspace(body))
         body = ""
     return Section(number=s.number, heading=s.heading, text=body, path=s.path, history=history,
                    cross_references=refs, status=status)
@@ -294,11 +382,15 @@ def _status(heading: str, text: str, reserved_range: bool) -> str:
     return "active"
 
 
-def sections_from_text(text: str) -> list[Section]:
-    """All sections of a Municode full-text export, in order; FormatError when there is no section line."""
+def sections_from_text(text: str, folder: Folder | None = None, path: Path | None = None) -> list[Section]:
+    """All sections of a Municode full-text export, in order; FormatError when there is no section line. With a
+    ``folder``, the text's account (:class:`.accounting.TextAccount`) is kept there for ``path``."""
     assembler = Assembler()
     assembler.feed_text(text)
-    return assembler.finish()
+    sections = assembler.finish()
+    if folder is not None and path is not None:
+        folder.accounts[path] = assembler.account
+    return sections
 
 
 def sniff(data: bytes, path: Path) -> bool:
@@ -308,7 +400,7 @@ def sniff(data: bytes, path: Path) -> bool:
         return False
     for m in _SNIFF.finditer(data):
         line = _REST_OF_LINE.match(data, m.end()).group().decode("utf-8", errors="replace").strip()
-        if SECTION_LINE.match(line):
+        if section_lines.SECTION_LINE.match(line):
             return True
     return False
 
@@ -316,4 +408,4 @@ def sniff(data: bytes, path: Path) -> bool:
 @FORMATS.register("municode-text", sniff=sniff, extensions=(".txt",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a Municode full-text export (see the module doc)."""
-    yield from sections_from_text(decode_text(path.read_bytes(), path))
+    yield from sections_from_text(decode_text(path.read_bytes(), path), folder, path)

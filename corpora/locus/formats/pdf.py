@@ -68,4 +68,4 @@ def pdf_text(path: Path) -> str:
 @FORMATS.register("pdf", sniff=sniff, extensions=(".pdf",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a code PDF: its text layer (or OCR), read as a Municode text export."""
-    yield from sections_from_text(pdf_text(path))
+    yield from sections_from_text(pdf_text(path), folder, path)

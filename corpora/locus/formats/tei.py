@@ -18,8 +18,10 @@ from pathlib import Path
 
 from lxml import etree
 
+from .accounting import TextAccount
 from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
 from .municode import Assembler
+from .section_lines import DASH_ONLY
 
 TEI = "http://www.tei-c.org/ns/1.0"
 FRONT_MATTER = {"cover-info", "preface", "front", "toc", "index"}
@@ -76,20 +78,21 @@ def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a TEI-XML code (see the module doc)."""
     root, malformed = _load(path)
     try:
-        sections = _sections(root)
+        sections, account = _sections(root)
     except FormatError as exc:
         raise FormatError(f"{malformed}; after recovery: {exc}" if malformed else str(exc)) from None
     if malformed:
         folder.warn(path, f"{malformed}; read with a recovering XML parser ({RECOVERED})")
+    folder.accounts[path] = account
     yield from sections
 
 
-def _sections(root: etree._Element) -> list[Section]:
+def _sections(root: etree._Element) -> tuple[list[Section], TextAccount]:
     if root.tag != f"{{{TEI}}}TEI":
         raise FormatError(f"root element is {etree.QName(root).localname}, not TEI")
     body = root.find(f"{{{TEI}}}text/{{{TEI}}}body")
     if body is None:
         raise FormatError("TEI without <text><body>")
-    assembler = Assembler()
+    assembler = Assembler(DASH_ONLY)
     _walk(body, assembler)
-    return assembler.finish()
+    return assembler.finish(), assembler.account

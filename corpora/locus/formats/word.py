@@ -72,10 +72,10 @@ def doc_text(path: Path) -> str:
 @FORMATS.register("word-docx", sniff=_sniff_docx, extensions=(".docx",))
 def parse_docx(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a Word .docx export of a Municode code."""
-    yield from sections_from_text(docx_text(path.read_bytes(), path))
+    yield from sections_from_text(docx_text(path.read_bytes(), path), folder, path)
 
 
 @FORMATS.register("word-doc", sniff=_sniff_doc, extensions=(".doc",))
 def parse_doc(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a Word 97-2003 .doc export of a Municode code (text by antiword)."""
-    yield from sections_from_text(doc_text(path))
+    yield from sections_from_text(doc_text(path), folder, path)
