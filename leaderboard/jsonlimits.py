@@ -1,41 +1,29 @@
-"""Size and nesting limits checked before a submitted JSON file is parsed.
+"""Size and nesting limits of submitted JSON, as :class:`SubmissionRejected` problems.
 
-Python's ``json`` recurses once per nesting level: a file nested a few thousand levels deep raises
-``RecursionError`` (a traceback, not a reason). :func:`check_json` measures the depth without parsing (strings
-removed by one regular expression, brackets counted with numpy) and names the limit a file breaks.
+The reading itself is :mod:`neurips26.jsonfile` (the one reader of outside JSON, with its depth and size
+checks); this module only turns its :class:`~neurips26.jsonfile.JsonFileError` into a problem of the submission.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
-import numpy as np
+from neurips26 import jsonfile
+from neurips26.jsonfile import JsonFileError
 
-from .modelinfo import SubmissionRejected, too_big
+from .modelinfo import SubmissionRejected
 
-MAX_DEPTH = 64  # lm-eval files nest about 6 levels deep
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_OPEN, _CLOSE = np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8)
-
-
-def json_depth(data: bytes) -> int:
-    """The deepest bracket nesting of a JSON text (0 for a scalar), strings ignored."""
-    if data.count(b"[") + data.count(b"{") == 0:
-        return 0
-    codes = np.frombuffer(_STRING.sub(b"", data), np.uint8)
-    steps = np.isin(codes, _OPEN).astype(np.int32) - np.isin(codes, _CLOSE).astype(np.int32)
-    return int(np.cumsum(steps).max(initial=0))
+MAX_DEPTH = jsonfile.MAX_DEPTH
+json_depth = jsonfile.depth
 
 
 def check_json(data: bytes, where: str, max_bytes: int | None = None, max_depth: int = MAX_DEPTH) -> None:
     """Raise :class:`SubmissionRejected` naming ``where`` when ``data`` is over ``max_bytes`` or nested deeper
     than ``max_depth``."""
-    if max_bytes is not None and len(data) > max_bytes:
-        raise SubmissionRejected([(where, too_big(len(data), max_bytes))])
-    if data.count(b"[") + data.count(b"{") > max_depth and json_depth(data) > max_depth:
-        raise SubmissionRejected([(where, f"JSON nested deeper than {max_depth} levels")])
+    try:
+        jsonfile.check(data, where, max_bytes, max_depth)
+    except JsonFileError as exc:
+        raise SubmissionRejected([(exc.where, exc.why)]) from None
 
 
 def check_jsonl(data: bytes, where: str, max_depth: int = MAX_DEPTH) -> None:
@@ -45,9 +33,8 @@ def check_jsonl(data: bytes, where: str, max_depth: int = MAX_DEPTH) -> None:
 
 
 def loads(data: bytes, where: str, max_bytes: int | None = None, max_depth: int = MAX_DEPTH) -> Any:
-    """``json.loads`` after :func:`check_json`; a file that is not JSON is a :class:`SubmissionRejected` too."""
-    check_json(data, where, max_bytes, max_depth)
+    """:func:`neurips26.jsonfile.loads`, its failure a :class:`SubmissionRejected`."""
     try:
-        return json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SubmissionRejected([(where, f"not a JSON file: {exc}")]) from None
+        return jsonfile.loads(data, where, max_bytes, max_depth)
+    except JsonFileError as exc:
+        raise SubmissionRejected([(exc.where, exc.why)]) from None

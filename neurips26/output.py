@@ -8,13 +8,17 @@ Commands that print rows take ``--format table|json|csv`` with :data:`FormatOpt`
 row, then one line per row; list and dict cells as JSON) are for programs, complete and unstyled.
 
 Data is never read as Rich markup: table cells and titles are :class:`rich.text.Text`, so a cell holding
-``[/x]`` or ``land to [be] reserved`` prints exactly as stored.
+``[/x]`` or ``land to [be] reserved`` prints exactly as stored. Nor does data reach the terminal as control
+sequences: in the table format (and in error lines) every control character (C0, DEL, C1: ESC starts colours, OSC
+window titles, cursor moves), bidirectional override and lone surrogate is shown as its escape (``\\x1b``) by
+:func:`terminal_safe`. ``json`` and ``csv`` print the data exactly, for programs.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
@@ -26,6 +30,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+# C0, DEL and C1 controls, bidirectional embeddings/overrides/isolates, lone surrogates
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 console = Console()
 err = Console(stderr=True)
@@ -64,9 +71,9 @@ def emit(data: pa.Table | Sequence[Mapping[str, Any]], fmt: Format | str = Forma
         for row in rows:
             writer.writerow([_csv_cell(row.get(c)) for c in columns])
     else:
-        out = Table(title=None if title is None else Text(title), show_lines=False)
+        out = Table(title=None if title is None else Text(terminal_safe(title)), show_lines=False)
         for name in columns:
-            out.add_column(Text(str(name)), overflow="fold")
+            out.add_column(Text(terminal_safe(str(name))), overflow="fold")
         for row in rows:
             out.add_row(*[_cell(row.get(c), max_width) for c in columns])
         console.print(out)
@@ -77,10 +84,17 @@ def print_table(table: Any, title: str | None = None, max_width: int = 80) -> No
     emit(table, Format.table, title=title, max_width=max_width)
 
 
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on (controls, bidi overrides, lone surrogates) written
+    as its Python escape, e.g. ESC as ``\\x1b``: what is printed is what is stored, and nothing else happens."""
+    return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii")
+                       if ord(m.group()) < 0xD800 else f"\\u{ord(m.group()):04x}", text)
+
+
 def _cell(value: Any, width: int) -> Text:
-    """A cell as plain text (never markup): whitespace runs collapsed, cut to ``width``."""
+    """A cell as plain text (never markup, never a control sequence): whitespace runs collapsed, cut to ``width``."""
     text = "" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
-    text = " ".join(text.split())
+    text = terminal_safe(" ".join(text.split()))
     return Text(text if len(text) <= width else text[: width - 1] + "…")
 
 

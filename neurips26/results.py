@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import jsonfile
 from .errors import UserError
 
 SAMPLES_NAME = re.compile(r"samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl")
@@ -228,16 +229,11 @@ def parse_run(data: Mapping[str, Any], samples: Mapping[str, list[Sample]] | Non
 
 def parse_samples(raw: bytes, where: str = "samples") -> list[Sample]:
     """The rows of a samples file; :class:`ResultsError` names the first bad line."""
-    rows: list[Sample] = []
-    for line_no, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ResultsError([(f"{where}:{line_no}", f"not JSON: {exc}")]) from None
-        rows.append(sample_from_row(row, f"{where}:{line_no}"))
-    return rows
+    try:
+        lines = jsonfile.lines(raw, where)
+    except jsonfile.JsonFileError as exc:
+        raise ResultsError([(exc.where, exc.why)]) from None
+    return [sample_from_row(row, f"{where}:{line_no}") for line_no, row in lines]
 
 
 def sample_from_row(row: Any, where: str = "sample") -> Sample:
@@ -277,9 +273,9 @@ def read_run(path: Path | str, samples: Iterable[Path | str] | None = None) -> R
     if not path.is_file():
         raise UserError(f"results file {path} not found")
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise ResultsError([(str(path), f"not a JSON file: {exc}")]) from None
+        data = jsonfile.read(path)
+    except jsonfile.JsonFileError as exc:
+        raise ResultsError([(exc.where, exc.why)]) from None
     if not isinstance(data, dict):
         raise ResultsError([(str(path), "not an lm-eval results object")])
     tasks = list((data.get("results") or {}) if isinstance(data.get("results"), dict) else {})
@@ -288,6 +284,8 @@ def read_run(path: Path | str, samples: Iterable[Path | str] | None = None) -> R
     for file in files:  # sorted by name, so the newest file of a task wins
         task = samples_task(file.name, tasks)
         if task is not None:
+            if file.stat().st_size > jsonfile.MAX_BYTES:
+                raise ResultsError([(file.name, jsonfile.too_big(file.stat().st_size, jsonfile.MAX_BYTES))])
             by_task[task] = parse_samples(file.read_bytes(), file.name)
     return parse_run(data, by_task)
 

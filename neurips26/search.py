@@ -17,7 +17,8 @@ search at once); a rebuilt folder has a new manifest digest, hence a new index a
 
 Concurrent first searches are safe: the index is built under a file lock (``<index>.lock``) into a file of
 its own, checked (its tables answer and hold one row per section) and renamed into place; an index file that
-fails that check (an interrupted or foreign write) is rebuilt.
+fails that check (an interrupted or foreign write) is rebuilt. The temporary files of a build killed on the way
+(``kill -9``: no cleanup runs) are removed by the next search (:mod:`neurips26.leftovers`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
+from .decoding import DecodingError, check_text
+from .leftovers import remove_stale
 from .settings import MANIFEST, cache_dir
 from .sql import QueryError, shard_paths
 
@@ -49,6 +52,8 @@ WEIGHT_SCALE = 2**32
 # How indexes are opened for reading; one config for all, as DuckDB refuses a second in-process connection to a
 # file opened with another configuration.
 READ_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# temporary files of a build (``.<index>.<pid>.building``, ``.scratch``, their ``.wal``): a killed build's are removed
+LEFTOVER = re.compile(r"\.(?P<index>.+)\.(?P<pid>\d+)\.(?:building|scratch)(?:\.wal)?")
 EXACT_WEIGHT = 1000  # per exact level: 2 (the section's own number) or 1 (its text cites it); outranks any BM25 score
 
 
@@ -77,6 +82,8 @@ def index_path(folder: Path) -> Path:
 def ensure_index(folder: Path) -> Path:
     """Build the search index of ``folder`` unless a valid current one exists; return its path."""
     path = index_path(folder)
+    if path.parent.is_dir():  # builds killed on the way, of any index
+        remove_stale(path.parent.glob(".*"), LEFTOVER)
     shards = shard_paths(folder)
     if not shards.get("sections"):
         raise QueryError(f"{folder}: no 'sections' config to search")
@@ -87,6 +94,8 @@ def ensure_index(folder: Path) -> Path:
     with FileLock(str(path) + ".lock", timeout=600):
         if index_ok(path, expected):  # another process built it while this one waited
             return path
+        # under the lock nothing else builds this index: any of its temporary files is a killed build's
+        remove_stale(path.parent.glob(f".{path.name}.*"), LEFTOVER, also_own=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.building")
         scratch = path.with_name(f".{path.name}.{os.getpid()}.scratch")
         try:
@@ -228,6 +237,10 @@ def search(folder: Path, query: str, filters: Filters | None = None, limit: int 
     section_id.
     """
     filters = filters or Filters()
+    try:
+        check_text(query, "search query")
+    except DecodingError as exc:
+        raise QueryError(str(exc)) from None
     if not query.strip():
         raise QueryError("empty search query")
     numbers = [n.lstrip("§").strip().rstrip(".") for n in NUMBER.findall(query)]

@@ -24,9 +24,12 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from .decoding import DecodingError, check_text
 from .errors import UserError
 from .settings import MANIFEST
+from .sqlguard import RefusedQuery, check_public, redact
 
 
 class QueryError(UserError):
@@ -35,12 +38,15 @@ class QueryError(UserError):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one query may use: seconds, DuckDB memory and threads, rows returned (None: all)."""
+    """What one query may use: seconds, DuckDB memory and threads, rows and bytes returned (None: all)."""
 
     timeout_s: float | None = 300.0
     memory: str = "4GB"
     threads: int = 2
     max_rows: int | None = None
+    max_value_bytes: int | None = None  # the largest one text or binary value of a result may be
+    max_result_bytes: int | None = None  # the most bytes a result may hold (counted as it streams back)
+    public: bool = False  # SQL from the public: only the dataset views, no settings or catalog (sqlguard)
 
 
 def dataset_folders(root: Path) -> dict[str, Path]:
@@ -83,6 +89,7 @@ def locked_connection(folders: dict[str, Path], limits: Limits = Limits(),
                          f"{str(exc).splitlines()[0]}") from None
     allowed = ", ".join("'" + str(f).replace("'", "''") + "/'" for f in folders.values())
     con.execute(f"SET allowed_directories = [{allowed}]")
+    con.execute("SET python_enable_replacements = false")  # a table name never reaches a Python variable
     con.execute("SET parquet_metadata_cache = true")  # footers read once per connection, not once per query
     create_views(con, folders)
     con.execute("SET enable_external_access = false")
@@ -99,7 +106,9 @@ class Session:
 
     def __init__(self, folders: dict[str, Path], limits: Limits = Limits()) -> None:
         self.limits = limits
+        self.views = [(name, config) for name, folder in folders.items() for config in shard_paths(folder)]
         self._private = tempfile.TemporaryDirectory(prefix="neurips26-sql-")  # mode 0700: only this user
+        self._paths = [*(str(f) for f in folders.values()), self._private.name]
         try:
             self._con = locked_connection(folders, limits, Path(self._private.name) / "spill")
         except BaseException:
@@ -114,20 +123,29 @@ class Session:
         (:class:`QueryError`); the session stays usable.
         """
         limits = self.limits
+        try:
+            check_text(sql, "SQL")
+        except DecodingError as exc:
+            raise QueryError(str(exc)) from None
         with self._con.cursor() as con:
             timer = threading.Timer(limits.timeout_s, con.interrupt) if limits.timeout_s else None
             try:
                 _check_statement(con, sql)
+                if limits.public:
+                    check_public(con, sql, self.views)
                 if timer is not None:
                     timer.start()
                 reader = con.execute(sql).to_arrow_reader(2048)
-                return _collect(reader, limits.max_rows)
+                return _collect(reader, limits)
+            except RefusedQuery as exc:
+                raise QueryError(str(exc)) from None
             except duckdb.InterruptException:
                 raise QueryError(f"query stopped: it ran longer than the {limits.timeout_s:g} s limit") from None
-            except duckdb.OutOfMemoryException:
+            except (duckdb.OutOfMemoryException, MemoryError):
                 raise QueryError(f"query stopped: it needed more than the {limits.memory} memory limit") from None
             except duckdb.Error as exc:
-                raise QueryError(str(exc).splitlines()[0]) from None
+                message = str(exc).splitlines()[0]
+                raise QueryError(redact(message, self._paths) if limits.public else message) from None
             finally:
                 if timer is not None:
                     timer.cancel()
@@ -169,19 +187,50 @@ def _check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
         raise QueryError(f"SQL does not parse: {str(exc).splitlines()[0]}") from None
-    if len(statements) != 1:
-        raise QueryError(f"expected exactly one statement, got {len(statements)}")
-    if statements[0].type != duckdb.StatementType.SELECT:
-        raise QueryError(f"only SELECT queries are allowed, not {statements[0].type.name}")
+    # DuckDB expands a PIVOT whose columns come from the data into statements of its own (an ENUM of the values,
+    # then the SELECT); they carry no text. What the user wrote is the statements with text.
+    written = [s for s in statements if s.query.strip()]
+    generated = [s for s in statements if not s.query.strip()]
+    if not (len(written) == 1 and not generated) and not (generated and not written):
+        raise QueryError(f"expected exactly one statement, got {len(written) or len(statements)}")
+    if statements[-1].type != duckdb.StatementType.SELECT or any(
+            s.type != duckdb.StatementType.CREATE for s in generated[:-1]):
+        raise QueryError(f"only SELECT queries are allowed, not {statements[-1].type.name}")
 
 
-def _collect(reader: pa.RecordBatchReader, max_rows: int | None) -> pa.Table:
-    """The reader's batches up to ``max_rows + 1`` rows (all of them when ``max_rows`` is None)."""
-    batches, rows = [], 0
+def _collect(reader: pa.RecordBatchReader, limits: Limits) -> pa.Table:
+    """The reader's batches up to ``max_rows + 1`` rows (all of them when ``max_rows`` is None); a value over
+    ``max_value_bytes`` or a result over ``max_result_bytes`` stops the query (:class:`QueryError`)."""
+    max_rows = limits.max_rows
+    batches, rows, size = [], 0, 0
     for batch in reader:
         if max_rows is not None and rows + batch.num_rows > max_rows + 1:
-            batches.append(batch.slice(0, max_rows + 1 - rows))
-            break
+            batch = batch.slice(0, max_rows + 1 - rows)
+        _check_values(batch, limits.max_value_bytes)
+        size += batch.nbytes
+        if limits.max_result_bytes is not None and size > limits.max_result_bytes:
+            raise QueryError(f"query stopped: its result passed {limits.max_result_bytes:,} bytes, the limit here; "
+                             "select fewer rows or columns")
         batches.append(batch)
         rows += batch.num_rows
+        if max_rows is not None and rows > max_rows:
+            break
     return pa.Table.from_batches(batches, schema=reader.schema)
+
+
+def _check_values(batch: pa.RecordBatch, limit: int | None) -> None:
+    """:class:`QueryError` naming the column when one text or binary value of ``batch`` is over ``limit`` bytes."""
+    if limit is None:
+        return
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        kind = column.type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) \
+                or pa.types.is_large_binary(kind) or pa.types.is_string_view(kind) or pa.types.is_binary_view(kind):
+            longest = pc.max(pc.binary_length(column)).as_py() or 0
+        elif pa.types.is_nested(kind) and batch.num_rows:
+            longest = column.nbytes // batch.num_rows  # a list or struct: its bytes per row
+        else:
+            continue
+        if longest > limit:
+            raise QueryError(f"query stopped: a value of column {name!r} is {longest:,} bytes, over the "
+                             f"{limit:,}-byte limit on one value here")

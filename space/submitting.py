@@ -5,7 +5,6 @@ Nothing here touches Gradio, so the tests call these functions directly; ``app.p
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
@@ -15,6 +14,7 @@ from typing import Any
 from neurips26.leaderboard.jsonlimits import loads as load_json_limited
 from neurips26.leaderboard.modelinfo import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, SubmissionRejected, check_model_info
 
+from neurips26 import jsonfile
 from neurips26.results import model_args
 
 MAX_UPLOAD_BYTES = MAX_SAMPLES_BYTES  # the Space refuses larger uploads (Gradio's max_file_size)
@@ -125,26 +125,31 @@ def problems_text(problems: Sequence[tuple[str, str]]) -> str:
     return "REJECTED: the submission is not valid\n" + "\n".join(lines)
 
 
-def results_problem(path: Path) -> str | None:
-    """Why ``path`` is not an lm-eval results file (not JSON, not an object, no results), or None."""
+def read_results_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the uploaded results file as an lm-eval results object, None) or (None, why it is not one), read once
+    with the size and nesting limits of :mod:`neurips26.jsonfile`."""
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"{path.name} cannot be read ({exc})"
-    except json.JSONDecodeError as exc:
-        return f"{path.name} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        data = jsonfile.read(path, path.name, MAX_RESULTS_BYTES)
+    except jsonfile.JsonFileError as exc:
+        why = exc.why.replace("not a JSON file", "is not JSON", 1) if exc.why.startswith("not a JSON") else exc.why
+        return None, f"{path.name} {why}" if why.startswith("is not") else f"{path.name}: {why}"
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-        return f"{path.name} is JSON but not an lm-eval results file (no \"results\" object)"
-    return None
+        return None, f"{path.name} is JSON but not an lm-eval results file (no \"results\" object)"
+    return data, None
+
+
+def results_problem(path: Path) -> str | None:
+    """Why ``path`` is not an lm-eval results file (too big, nested too deeply, not JSON, not an object, no
+    results), or None."""
+    return read_results_file(path)[1]
 
 
 def upload_feedback(path: Path) -> str:
     """What the Submit tab says as soon as a results file is chosen: what it holds, or why it cannot be used."""
-    problem = results_problem(path)
-    if problem:
+    data, problem = read_results_file(path)
+    if data is None:
         return f"This file cannot be submitted: {problem}. Choose the results_<date>.json that lm-eval wrote."
-    data = json.loads(path.read_bytes())
-    tasks = sorted(data["results"])
+    tasks = sorted(map(str, data["results"]))
     shown = ", ".join(tasks[:6]) + (f" and {len(tasks) - 6} more" if len(tasks) > 6 else "")
     return (f"Read {path.name}: lm-eval {data.get('lm_eval_version') or '(version not recorded)'} results for "
             f"{len(tasks)} task(s) ({shown}). Add the samples files (one per task), check the fields and press "

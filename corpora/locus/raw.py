@@ -21,7 +21,9 @@ import hashlib
 import itertools
 import multiprocessing
 import multiprocessing.pool
+import os
 import platform
+import re
 import tempfile
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -33,14 +35,19 @@ import addfips
 import pyarrow as pa
 
 from neurips26.hubfolder import rawfiles
+from neurips26.leftovers import remove_stale
 
 from . import formats, twins
-from .formats import html_toc, tei
+from .formats import accounting, html_toc, tei
+from .formats.accounting import TextAccount
 from .records import (
     CSV_COLUMNS,
     CSV_NAME,
+    FRONT_MATTER_LIMIT,
+    FRONT_MATTER_MIN_CHARS,
     KINDS,
     SECTIONS,
+    UNACCOUNTED_LIMIT,
     BuildError,
     CodeResult,
     FileReport,
@@ -49,6 +56,7 @@ from .records import (
     read_csv,
 )
 
+SPOOL = re.compile(r"locus-spool-(?P<pid>\d+)-\w+")  # a build's spool folder, named after its process
 T = TypeVar("T")
 H = TypeVar("H")
 
@@ -134,6 +142,8 @@ def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
             report.reason = f"parser {report.format} failed: {type(exc).__name__}: {exc}"
             continue
         report.status, report.sections = "parsed", len(sections)
+        if (account := folder.accounts.pop(path, None)) is not None:
+            record_errors.extend(account_text(report, account, sections, jid))
         warnings = [message for _, message in folder.warnings[warned:]]
         record_errors.extend({"source_file": rel, "jurisdiction_id": jid, "level": "record", "reason": message}
                              for message in warnings)
@@ -144,6 +154,26 @@ def parse_code(raw: Path, jurisdiction: Jurisdiction) -> CodeResult:
             record_errors.extend({"source_file": rel, "jurisdiction_id": jid, "level": "record", "reason": gap}
                                  for gap in html_toc.toc_gaps(path, folder))
     return CodeResult(jid, sections_batch(jurisdiction, twins.merge(parsed)), reports, record_errors)
+
+
+def account_text(report: FileReport, account: TextAccount, sections: list[formats.Section], jid: str
+                 ) -> list[dict]:
+    """Put a parsed file's text account in its report; the errors rows it calls for (level ``text``): more than
+    :data:`UNACCOUNTED_LIMIT` of its text unaccounted, or a front matter too large to be one."""
+    report.chars_total, report.chars_sections = account.total, accounting.in_sections(sections)
+    report.chars_structure = dict(account.structure)
+    rows = []
+    lost, total = report.chars_unaccounted or 0, account.total or 1
+    if lost / total > UNACCOUNTED_LIMIT:
+        sample = " | ".join(account.sample) or "(no single line: characters lost inside lines)"
+        rows.append(f"{lost / total:.1%} of its text ({lost:,} of {account.total:,} non-whitespace characters) is in "
+                    f"no section and in no recognised structure; first such lines: {sample}")
+    front = account.structure["front_matter"]
+    if front > FRONT_MATTER_MIN_CHARS and front / total > FRONT_MATTER_LIMIT:
+        rows.append(f"{front / total:.1%} of its text ({front:,} characters) comes before its first section or "
+                    "heading line: more than a code's front matter, so its sections may be in a style the parser "
+                    "does not know")
+    return [{"source_file": report.path, "jurisdiction_id": jid, "level": "text", "reason": r} for r in rows]
 
 
 def sections_batch(jurisdiction: Jurisdiction, merged: list[tuple[formats.Section, twins.Parsed]]
@@ -245,13 +275,15 @@ def run(jobs: list[tuple[Path, Jurisdiction]], workers: int) -> Iterator[CodeRes
     """Parse the jurisdictions in ``workers`` processes (at most ``2 x workers`` in flight); yield their results
     in ``jobs`` order. The rows travel as Arrow IPC files in a temporary spool folder, memory-mapped by this
     process: pickling them through the pipe cost this process about 5 s of CPU per GB of input, which bounded the
-    build's scaling."""
+    build's scaling. The spool folder carries this process's id: a build killed with ``kill -9`` leaves it behind,
+    and the next build removes it."""
     if workers <= 1 or len(jobs) <= 1:
         keep_freed_memory()  # this process is the worker
         yield from (parse_code(*job) for job in jobs)
         return
     ctx = multiprocessing.get_context("spawn" if multiprocessing.get_start_method() != "fork" else "fork")
-    with tempfile.TemporaryDirectory(prefix="locus-spool-") as folder, \
+    remove_stale(Path(tempfile.gettempdir()).glob("locus-spool-*"), SPOOL)  # spools of builds killed on the way
+    with tempfile.TemporaryDirectory(prefix=f"locus-spool-{os.getpid()}-") as folder, \
             ctx.Pool(workers, initializer=keep_freed_memory) as pool:
         spool = Path(folder)
 

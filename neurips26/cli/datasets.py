@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -17,11 +18,12 @@ import typer
 from rich.text import Text
 
 from neurips26.corpora import RESOURCES
+from neurips26.decoding import DecodingError, decode_line
 from neurips26.errors import UnknownNameError, UserError
 from neurips26.hub import push as run_push
 from neurips26.hub import push_plan
 from neurips26.hubfolder import read_table
-from neurips26.output import Format, FormatOpt, console, emit, err
+from neurips26.output import Format, FormatOpt, console, emit, err, terminal_safe
 from neurips26.search import Filters
 from neurips26.search import search as run_search
 from neurips26.settings import resolve_data
@@ -79,7 +81,7 @@ def query(
     """
     statements = list(sql or [])
     if file is not None:
-        statements += split_statements(file.read_text(encoding="utf-8"))
+        statements += split_statements(read_sql_file(file))
     if "-" in statements and len(statements) > 1:
         raise UserError("- (statements from stdin) goes alone: no other SQL argument and no --file")
     if not statements:
@@ -99,6 +101,16 @@ def query(
                 emit_one_of_many(table, format, f"[{number}] {one_line(statement)}", max_width)
 
 
+def read_sql_file(path: Path) -> str:
+    """The text of a SQL file, UTF-8 (the error names the file and the first byte that is not)."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DecodingError(f"--file {path}: byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8; "
+                            "give UTF-8 text") from None
+
+
 def one_line(sql: str, width: int = 60) -> str:
     """``sql`` on one line, cut to ``width`` characters."""
     text = " ".join(sql.split())
@@ -113,7 +125,7 @@ def emit_one_of_many(table: pa.Table, fmt: Format, title: str, max_width: int) -
         emit(table, fmt)
         sys.stdout.write("\n")
     else:
-        console.print(Text(title, style="bold"), highlight=False, soft_wrap=True)
+        console.print(Text(terminal_safe(title), style="bold"), highlight=False, soft_wrap=True)
         emit(table, fmt, max_width=max_width)
     sys.stdout.flush()
 
@@ -122,24 +134,37 @@ def answer_lines(session: Session, fmt: Format, max_width: int) -> None:
     """Run each stdin line (blank lines and -- comments skipped) as it arrives; a failing line answers its error
     and the rest still run. Raises at the end if any failed."""
     failed = total = 0
-    for line in sys.stdin:
-        statement = line.strip()
+    for number, line in enumerate(stdin_lines(), 1):
+        try:
+            statement = (line if isinstance(line, str) else decode_line(line, f"stdin line {number}")).strip()
+        except DecodingError as exc:
+            statement, problem = "?", exc
+        else:
+            problem = None
         if not statement or statement.startswith("--"):
             continue
         total += 1
         try:
+            if problem is not None:
+                raise problem
             table = session.query(statement)
-        except QueryError as exc:
+        except (QueryError, DecodingError) as exc:
             failed += 1
             if fmt is Format.json:
                 sys.stdout.write(json.dumps({"error": str(exc)}, ensure_ascii=False) + "\n")
                 sys.stdout.flush()
             else:
-                err.print(Text(f"error: [{total}] {exc}"), highlight=False, soft_wrap=True)
+                err.print(Text(terminal_safe(f"error: [{total}] {exc}")), highlight=False, soft_wrap=True)
             continue
         emit_one_of_many(table, fmt, f"[{total}] {one_line(statement)}", max_width)
     if failed:
         raise UserError(f"{failed} of {total} statements from stdin failed")
+
+
+def stdin_lines() -> Iterator[bytes | str]:
+    """The lines of stdin as bytes (decoded one by one by the caller), or as text where stdin has no bytes."""
+    stream = getattr(sys.stdin, "buffer", None)
+    return iter(stream.readline, b"") if stream is not None else iter(sys.stdin)
 
 
 def check_filters(folder: Path, state: str | None, county: str | None) -> Filters:

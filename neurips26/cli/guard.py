@@ -4,7 +4,8 @@
 every sub-app (``frameselect``, ``score``, ...) runs inside its :meth:`~GuardedGroup.invoke`, so a
 :class:`~neurips26.errors.UserError` (or a module error that subclasses it) raised anywhere, and every usage
 error of a sub-command (a bad option value, an unknown option), is printed as ``error: <message>`` on one
-line, without a traceback. Anything else is a bug and keeps its traceback.
+line, without a traceback. Arguments are UTF-8 (:mod:`neurips26.decoding`): one that is not is such an error too.
+Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from rich.markup import escape
 from typer._click import Context  # typer vendors click: its context and exceptions live here
 from typer._click.exceptions import UsageError
 
+from neurips26.decoding import check_text
 from neurips26.errors import UserError
-from neurips26.output import err
+from neurips26.output import err, terminal_safe
 
 # A missing or occupied path the user named is expected too.
 EXPECTED: tuple[type[BaseException], ...] = (UserError, FileNotFoundError, FileExistsError)
@@ -26,7 +28,8 @@ EXPECTED: tuple[type[BaseException], ...] = (UserError, FileNotFoundError, FileE
 
 def one_line(message: str) -> None:
     """Print ``error: <message>`` as one line on stderr."""
-    err.print(f"[red]error:[/red] {escape(' '.join(str(message).split()))}", highlight=False, soft_wrap=True)
+    text = terminal_safe(" ".join(str(message).split()))
+    err.print(f"[red]error:[/red] {escape(text)}", highlight=False, soft_wrap=True)
 
 
 class GuardedGroup(typer.core.TyperGroup):
@@ -34,6 +37,8 @@ class GuardedGroup(typer.core.TyperGroup):
 
     def invoke(self, ctx: Context) -> Any:
         try:
+            for number, arg in enumerate([*ctx._protected_args, *ctx.args], 1):  # the one decoding rule
+                check_text(arg, f"argument {number} ({terminal_safe(arg[:40])!s})")
             return super().invoke(ctx)
         except EXPECTED as exc:
             one_line(str(exc))
