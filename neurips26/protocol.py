@@ -36,6 +36,27 @@ class ProtocolError(UserError):
     """A task without a protocol, or a protocol that is not valid."""
 
 
+class MeasuredBaseline(BaseModel):
+    """Where a protocol's baseline comes from: the scores of answerers that know nothing on the task's split (the
+    baseline is the best of them; :mod:`neurips26.tasks.measure` computes them from a built split)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    answerer: str  # the answerer that scores best, a key of ``scores``
+    scores: dict[str, float]  # answerer ("empty", "constant", "random") -> its score on the split
+    answer: str | None = None  # the best constant answer (a choice, a letter or a text, cut to 80 characters)
+    n: int  # documents of the split
+    seeds: int = 0  # how many seeds the random answerer's score is the mean of
+    data: str  # the split it was measured on
+    how: str = ""  # how it was computed, when not by neurips26.tasks.measure
+
+    @model_validator(mode="after")
+    def _winner_is_scored(self) -> MeasuredBaseline:
+        if self.answerer not in self.scores:
+            raise ValueError(f"answerer {self.answerer!r} has no score (scored: {', '.join(self.scores)})")
+        return self
+
+
 class Protocol(BaseModel):
     """How a task's standard run is made and how its score is ranked (see the module docstring)."""
 
@@ -48,6 +69,7 @@ class Protocol(BaseModel):
     metric: str
     higher_is_better: bool = True
     baseline: float | Literal["majority", "chance"]
+    baseline_from: MeasuredBaseline | None = None  # the measurement the baseline comes from
     range: tuple[float, float]
     task_metadata: dict[str, Any] = {}
     generation: dict[str, Any] = {}
@@ -66,6 +88,19 @@ class Protocol(BaseModel):
     def _baseline_in_range(self) -> Protocol:
         if isinstance(self.baseline, float) and not self.range[0] <= self.baseline <= self.range[1]:
             raise ValueError(f"baseline {self.baseline} is outside the range {list(self.range)}")
+        measured = self.baseline_from
+        if measured is not None:
+            pick = max if self.higher_is_better else min
+            best = pick(measured.scores, key=measured.scores.__getitem__)
+            if measured.scores[measured.answerer] != measured.scores[best]:
+                raise ValueError(f"baseline_from: {best!r} scores better than the recorded answerer "
+                                 f"{measured.answerer!r}")
+            if isinstance(self.baseline, float) and abs(self.baseline - measured.scores[best]) > 1e-9:
+                raise ValueError(f"baseline {self.baseline} is not the measured best {measured.scores[best]}")
+            # majority (resolved on each run's split) is the best constant answer; chance the random choice
+            if self.baseline == "majority" and measured.answerer != "constant" or \
+                    self.baseline == "chance" and measured.answerer != "random":
+                raise ValueError(f"a {self.baseline} baseline, but the {measured.answerer} answerer scores best")
         return self
 
     @property

@@ -13,6 +13,7 @@ results file, so every run says which protocol it ran under)::
         metric: acc              # the ranking metric (results key "<metric>,none")
         higher_is_better: true
         baseline: majority       # a number, "majority" or "chance"
+        baseline_from: {...}     # the measurement it comes from (neurips26.tasks.measure): answerer, scores, n, data
         range: [0, 1]            # normalised score = (x - baseline) / (max - baseline)
         task_metadata: {}        # task arguments of the standard run (num_frames, selector, ...)
         generation: {}           # generate_until: the generation_kwargs of the standard run
@@ -255,7 +256,7 @@ TABLE_START, TABLE_END = "<!-- protocols:start -->", "<!-- protocols:end -->"
 
 def protocols_table(protocols: Mapping[str, TaskProtocol] | None = None) -> str:
     """The README's protocols table: task, split (and size when fixed), few-shot, ranking metric, direction,
-    baseline; one row per task, sorted by group and name."""
+    baseline (with the answerer that measured it); one row per task, sorted by group and name."""
     protocols = shipped_protocols() if protocols is None else protocols
     lines = ["| task | split | few-shot | chat template | ranking metric | direction | baseline | range |",
              "|---|---|---|---|---|---|---|---|"]
@@ -264,6 +265,8 @@ def protocols_table(protocols: Mapping[str, TaskProtocol] | None = None) -> str:
         split = f"{p.split} ({p.size})" if p.size is not None else f"{p.split} (all)"
         shots = f"{p.num_fewshot} from {p.fewshot_split}" if p.num_fewshot and p.fewshot_split else str(p.num_fewshot)
         base = p.baseline if isinstance(p.baseline, str) else f"{p.baseline:g}"
+        if p.baseline_from is not None:
+            base += f" ({p.baseline_from.answerer})"
         lines.append(f"| `{item.task}` | {split} | {shots} | {'yes' if p.chat_template else 'no'} | {p.metric} | "
                      f"{'higher' if p.higher_is_better else 'lower'} is better{'' if p.ranked else ' (not ranked)'} "
                      f"| {base} | [{p.range[0]:g}, {p.range[1]:g}] |")

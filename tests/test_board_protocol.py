@@ -223,6 +223,21 @@ def test_a_full_run_is_ranked_but_a_single_task_stays_out_of_overall(runs: dict[
     assert overall[0]["n_tasks"] == 1
 
 
+def test_the_board_normalises_with_the_recorded_measured_baseline(runs: dict[str, Any], tmp_path: Path) -> None:
+    measured = {"answerer": "random", "scores": {"constant": 0.05, "random": 0.1}, "n": 2, "seeds": 5, "data": "x"}
+    protocol = {**PROTOCOLS["locus_domain"], "baseline": 0.1, "baseline_from": measured}
+    tasks = protocol_tasks(tmp_path / "tasks", groups={"locus": ["locus_domain"]}, protocols={"locus_domain": protocol})
+    found = read_protocols(tasks)[0]
+    assert found["locus_domain"].protocol.baseline_from.answerer == "random"
+    assert "| acc | higher is better | 0.1 (random) | [0, 1] |" in protocols_table(found)
+    store = Store(tmp_path / "lb", tasks_dir=tasks)
+    results, samples = files(runs["full"])
+    assert store.submit(results, meta(runs["full"].results), samples).status == "VALID"
+    acc = runs["full"].results["results"]["locus_domain"]["acc,none"]
+    overall = ranking.leaderboard(store).to_pylist()
+    assert len(overall) == 1 and math.isclose(overall[0]["score"], max(0.0, (acc - 0.1) / 0.9))
+
+
 def test_a_run_on_the_demo_sample_is_unranked(runs: dict[str, Any], board_tasks: Path, tmp_path: Path) -> None:
     data = json.loads(runs["full"].results_file.read_text())
     data["configs"]["locus_domain"]["metadata"]["data"]["demo"] = True
