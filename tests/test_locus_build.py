@@ -18,7 +18,7 @@ from neurips26.corpora.locus import records
 from neurips26 import hubfolder
 from tests.conftest import REAL
 
-CONFIGS = ("sections", "jurisdictions", "counties", "errors", "domain", "catchline", "function", "topic",
+CONFIGS = ("sections", "jurisdictions", "counties", "errors", "text_coverage", "domain", "catchline", "function", "topic",
            "county_representatives",
            "coverage", "locus_v1")
 

@@ -36,6 +36,7 @@ from neurips26 import __version__, hubfolder
 from . import counties, distributed, evalsets, goldset, v1, v1_ingest
 from . import raw as rawfolder
 from .card import META, render_card
+from .formats.accounting import STRUCTURE_KINDS
 from .records import (
     BUILDER_VERSION,
     COUNTIES,
@@ -46,6 +47,7 @@ from .records import (
     REPRESENTATIVES,
     SAMPLE_DIR,
     SECTIONS,
+    TEXT_COVERAGE,
     V1_SCHEMA,
     V1_SOURCE,
     BuildError,
@@ -112,6 +114,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         ("jurisdictions", JURISDICTIONS, "One row per jurisdiction."),
         ("counties", COUNTIES, "County access layer: every code that applies in each county."),
         ("errors", ERRORS, "Every rejected file, jurisdictions.csv row or record, with the reason."),
+        ("text_coverage", TEXT_COVERAGE, "Every input file's text: characters in sections, in structure, lost."),
     ]}
     specs["sections"].default = True
     ingested = v1_input is not None
@@ -138,6 +141,7 @@ def build(raw: Path | None = None, out: Path = Path("locus"), workers: int = 1,
         hubfolder.write_table(out, specs["counties"], access)
         errors.sort(key=lambda e: (e["level"] != "row", natural_key(e["source_file"]), e["reason"]))
         hubfolder.write_table(out, specs["errors"], errors)
+        hubfolder.write_table(out, specs["text_coverage"], _text_coverage_rows(all_files, ingested))
         representatives = counties.representative_rows(access, jurisdiction_rows, populations)
         coverage = counties.coverage_rows(representatives, [j.state for j in jurisdictions])
         county_layer = {}  # listed after the evaluation sets; written now, as locus_v1 reads it
@@ -217,6 +221,7 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
     for f in all_files:
         inputs[f.path] = f.sha256
         report.files_in += 1
+        report.count_text(f)
         if not ingested:  # a LOCUS-v1 row is a section or a record error: nothing is a twin
             report.sections_parsed += f.sections
             report.sections_dropped += f.dropped
@@ -234,6 +239,23 @@ def _count_files(root: Path, all_files: list[FileReport], errors: list[dict], in
         report.sections_parsed = report.sections
     report.bytes_in = sum((root / f.path).stat().st_size for f in all_files)
     report.record_errors = sum(e["level"] == "record" for e in errors)
+    report.text_problems = len({e["source_file"] for e in errors if e["level"] == "text"})
+
+
+def _text_coverage_rows(files: list[FileReport], ingested: bool) -> list[dict]:
+    """One ``text_coverage`` row per input file, in natural order."""
+    rows = []
+    for f in sorted(files, key=lambda f: natural_key(f.path)):
+        parts, total = Path(f.path).parts, f.chars_total
+        row = {"source_file": f.path, "jurisdiction_id": parts[0] if len(parts) > 1 and not ingested else None,
+               "format": f.format or None, "status": f.status, "measured": total is not None,
+               "chars_total": total, "chars_in_sections": f.chars_sections,
+               "chars_structure": None if total is None else sum((f.chars_structure or {}).values()),
+               "chars_unaccounted": f.chars_unaccounted,
+               "share_in_sections": (f.chars_sections or 0) / total if total else None,
+               "share_unaccounted": (f.chars_unaccounted or 0) / total if total else None}
+        rows.append(row | {kind: (f.chars_structure or {}).get(kind) for kind in STRUCTURE_KINDS})
+    return rows
 
 
 def _write_evalsets(out: Path, specs: dict, built: list[str], sections: list[Path] | pa.Table,

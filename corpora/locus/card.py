@@ -73,6 +73,7 @@ def render_card(report: BuildReport, jurisdictions: list[dict], configs: list[Co
             f"{'; '.join(j['counties'])} | {j['n_sections']:,} | {', '.join(j['formats'])} |"
             for j in jurisdictions),
         domain_counts=", ".join(f"{k} {v}" for k, v in domain_counts.items()) or "none (too few jurisdictions)",
+        text_line=report.text_line(),
         by_format=", ".join(f"{k} {v}" for k, v in sorted(report.by_format.items())) or "none",
         origin=origin,
         coverage_table="\n".join(

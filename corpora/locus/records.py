@@ -69,6 +69,11 @@ class Jurisdiction:
         return [fips for _, fips in self.resolved_counties]
 
 
+UNACCOUNTED_LIMIT = 0.05  # a parsed file losing a larger share of its text gets an errors row (level "text")
+FRONT_MATTER_LIMIT = 0.2  # ... and one whose front matter is a larger share of a long text (FRONT_MATTER_MIN_CHARS)
+FRONT_MATTER_MIN_CHARS = 20_000
+
+
 @dataclass
 class FileReport:
     """What became of one input file: its sections parsed = kept + dropped (as twins of another file's)."""
@@ -81,6 +86,17 @@ class FileReport:
     reason: str | None = None  # why rejected, or which twins its dropped sections lost to
     kept: int = 0
     dropped: int = 0
+    # where its text went (non-whitespace characters; None where the format keeps no account: markup formats)
+    chars_total: int | None = None
+    chars_sections: int | None = None
+    chars_structure: dict[str, int] | None = None  # by kind (formats.accounting.STRUCTURE_KINDS)
+
+    @property
+    def chars_unaccounted(self) -> int | None:
+        """Characters in no section and in no recognised structure."""
+        if self.chars_total is None:
+            return None
+        return self.chars_total - (self.chars_sections or 0) - sum((self.chars_structure or {}).values())
 
 
 @dataclass
@@ -110,11 +126,34 @@ class BuildReport:
     by_format: dict[str, int] = field(default_factory=dict)
     sections_parsed: int = 0
     sections_dropped: int = 0  # twins of a section kept from another file
+    text_problems: int = 0  # files that lose more than their share of text (an errors row each)
+    chars_total: int = 0  # over the files whose format keeps a text account
+    chars_sections: int = 0
+    chars_structure: int = 0
+    files_measured: int = 0
 
     @property
     def reconciles(self) -> bool:
         return (self.files_in == self.files_parsed + self.files_duplicate + self.files_rejected
                 and self.sections_parsed == self.sections + self.sections_dropped)
+
+    def count_text(self, f: FileReport) -> None:
+        """Add one file's text account to the corpus-wide one."""
+        if f.chars_total is not None:
+            self.files_measured += 1
+            self.chars_total += f.chars_total
+            self.chars_sections += f.chars_sections or 0
+            self.chars_structure += sum((f.chars_structure or {}).values())
+
+    def text_line(self) -> str:
+        """Where the measured files' text went, corpus-wide."""
+        if not self.chars_total:
+            return "text: no file with a text account"
+        lost = self.chars_total - self.chars_sections - self.chars_structure
+        return (f"text in sections {self.chars_sections / self.chars_total:.1%} (structure "
+                f"{self.chars_structure / self.chars_total:.1%}, unaccounted {lost / self.chars_total:.2%}) of "
+                f"{self.chars_total:,} non-whitespace characters in {self.files_measured} file(s); "
+                f"{self.text_problems} file(s) losing more than {UNACCOUNTED_LIMIT:.0%}")
 
     def summary(self) -> str:
         """One line for the CLI: counts, and whether files in = parsed + duplicate + rejected and sections parsed =
@@ -123,11 +162,11 @@ class BuildReport:
                 f"twins dropped); files in {self.files_in} = parsed {self.files_parsed} + duplicate "
                 f"{self.files_duplicate} + rejected {self.files_rejected} "
                 f"({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); {self.rows_rejected} csv row "
-                f"problem(s), {self.record_errors} record warning(s)")
+                f"problem(s), {self.record_errors} record warning(s); {self.text_line()}")
 
     @property
     def problems(self) -> int:
-        return self.files_rejected + self.rows_rejected
+        return self.files_rejected + self.rows_rejected + self.text_problems
 
 
 # --- schemas: the corpus and its county layer ---------------------------------------------------------
@@ -174,7 +213,8 @@ COUNTIES = pa.schema([
 ERRORS = pa.schema([
     column("source_file", STR, "File (relative to the raw folder) the problem is in"),
     column("jurisdiction_id", STR, "Jurisdiction concerned, if known"),
-    column("level", STR, "file (whole file rejected), row (jurisdictions.csv row) or record"),
+    column("level", STR, "file (whole file rejected), row (jurisdictions.csv row), record, or text (part of a "
+                          "parsed file's text in no section)"),
     column("reason", STR, "What is wrong"),
 ])
 OWN, BY_POPULATION, BY_SECTIONS = "own code", "largest place by population", "largest place by section count"
@@ -193,6 +233,29 @@ COVERAGE = pa.schema([
     column("counties_covered", INT, "Counties with a representative code"),
     column("counties_total", INT, "Counties (and equivalents) in the state, Census 2020"),
     column("share", DOUBLE, "counties_covered / counties_total"),
+])
+
+TEXT_COVERAGE = pa.schema([
+    column("source_file", STR, "Input file, relative to the raw folder"),
+    column("jurisdiction_id", STR, "Its jurisdiction"),
+    column("format", STR, "Its format (null when rejected before one was found)"),
+    column("status", STR, "parsed, duplicate or rejected"),
+    column("measured", BOOL, "Whether its format keeps a text account (the text formats: Municode text, Word, PDF, "
+                             "TEI); false for the other markup formats and rejected files"),
+    column("chars_total", INT, "Non-whitespace characters of its text"),
+    column("chars_in_sections", INT, "... in a section's number, heading, text, history or cross-references"),
+    column("chars_structure", INT, "... in recognised structure (the columns below)"),
+    column("chars_unaccounted", INT, "... in neither: text the parser lost"),
+    column("share_in_sections", DOUBLE, "chars_in_sections / chars_total"),
+    column("share_unaccounted", DOUBLE, "chars_unaccounted / chars_total"),
+    *[column(kind, INT, f"Structure: {what}") for kind, what in (
+        ("front_matter", "before the first section or heading line (cover, officials, preface, adopting ordinance)"),
+        ("headings", "title, chapter, article, division lines (the sections' path)"),
+        ("notes", "a heading's footnotes, editor's notes and references"),
+        ("toc", "table-of-contents entries"),
+        ("section_syntax", "a section line's prefix, separators, brackets; a history note's parentheses"),
+        ("furniture", "page numbers, running print headers and footers, list markers split from their text"),
+        ("back_matter", "comparative and reference tables after the last section"))],
 ])
 
 # --- schemas: evaluation sets (one config per task, splits train/validation/test) -----------------------

@@ -5,7 +5,7 @@ formats) keeps a :class:`TextAccount` per file: the non-whitespace characters it
 recognised as structure, by kind. The characters in sections are counted from the sections it returns
 (:func:`in_sections`: number, heading, text, history, cross-references), so ``unaccounted = total - in sections -
 structure`` is whatever the parser lost without recognising it: the build reports it per file and names the
-files that lose more than :data:`UNACCOUNTED_LIMIT`.
+files that lose more than ``records.UNACCOUNTED_LIMIT``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ STRUCTURE_KINDS = (
     "furniture",  # page numbers, running print headers and footers, list markers split from their text
     "back_matter",  # comparative and reference tables after the last section
 )
-UNACCOUNTED_LIMIT = 0.05  # a file losing a larger share of its text gets an errors row
 SAMPLE_LINES = 3
 
 

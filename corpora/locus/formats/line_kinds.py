@@ -51,7 +51,7 @@ _LINE_STARTS = (
     ("section", r"\[", rf"S(?:{_SECTION_REST})|§|\d+[A-Z]?\.\d+[A-Z]?\.\d"),  # may be a section line
     ("section", "S", _SECTION_REST),
     ("section", "§", ""),
-    ("section", r"\d", r"\d*[A-Z]?\.\d+[A-Z]?(?:\.\d|\.? [-—–] )"),
+    ("section", r"\d", r"\d*[A-Z]?\.\d+[A-Z]?(?:\.\d|\.? [-—–] |[—–]\d)"),
     ("special", r"\[", rf"(?:{HEADING_WORDS})\s"),  # may be a heading
     *(("special", letter, rf"(?:{'|'.join(rests)})\s") for letter, rests in _BY_LETTER.items()),
     ("special", "[IVXLC]", r"[IVXLC]*\s"),

@@ -54,6 +54,7 @@ _HEADING_START = re.compile(  # what every heading line starts with: a cheap tes
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Sec\.\s\d).*$")
 
 _LOWER = re.compile("[a-z]")
+_TITLE_CASE = re.compile(r"[A-Z][^.;:,!?]{0,80}\.?")  # a heading's title in title case: short, no sentence in it
 _LETTER = re.compile("[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _PARENS = re.compile("[()]")
@@ -116,8 +117,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None
     if m := HEADING_LINE.fullmatch(line):
         kind = m["kind"].lower()
-        if kind == "subdivision" or not _LOWER.search(m["title"]):  # titles are in capitals
-            return HEADING_KINDS[kind], line
+        if kind == "subdivision" or not _LOWER.search(m["title"]) or _TITLE_CASE.fullmatch(m["title"]):
+            return HEADING_KINDS[kind], line  # titles in capitals, or a short title-case one (`Licensing`)
         return None
     if m := _BARE_HEADING.fullmatch(line):
         return HEADING_KINDS[m["kind"].lower()], line
