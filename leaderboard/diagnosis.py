@@ -14,6 +14,7 @@ from typing import Any
 
 from neurips26.methods.diagnostics import report
 
+from neurips26 import jsonfile
 from neurips26.results import parse_run, parse_samples, samples_task
 
 from .store import Store
@@ -28,9 +29,9 @@ def _path(store: Store, entry_id: int) -> Path:
 def compute(store: Store, entry_id: int) -> list[dict[str, Any]]:
     """The signature rows of one stored submission, from its kept files ([] when it kept none)."""
     entry = store.entry(entry_id)
-    if not entry.results_sha256:
+    if not entry.results_sha256 or not store.file_path(entry.results_sha256).is_file():  # rejected: not kept
         return []
-    data = json.loads(store.file_path(entry.results_sha256).read_bytes())
+    data = jsonfile.read(store.file_path(entry.results_sha256))
     names = list(data.get("results") or {})
     samples = {}
     for name, sha in zip(entry.samples_names, entry.samples_sha256, strict=False):

@@ -10,7 +10,8 @@ Layout under ``root``::
 Append-only: rows are inserted, never updated or deleted. A submission's status is the last of its rows in
 ``statuses``: PENDING when stored, then VALID (ranked), UNRANKED (its run differs from a task protocol: the
 reason says how; shown on its model page, never on a board) or REJECTED (with the reason: every field and what
-is wrong with it). Rejected submissions stay, visible to their submitter.
+is wrong with it). Rejected submissions stay, visible to their submitter; their files do not (removed in the
+transaction that rejects them, unless another stored submission holds the same bytes).
 
 Submitting (see :mod:`.intake`): the files are read, hashed and kept and the metadata and results file validated,
 outside the lock; every task needs its samples file. One transaction then answers a duplicate, or stores the
@@ -38,7 +39,6 @@ raised.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
@@ -56,6 +56,7 @@ from filelock import FileLock, Timeout
 
 from neurips26 import settings
 
+from . import keptfiles
 from .catalog import TASKS_DIR, TaskSpec, read_groups, read_tasks, shipped_groups, shipped_tasks
 from .intake import Submission, check_results, check_samples, finish, guarded, read_submission, stored_submission
 from .modelinfo import DEFAULT_LIMITS, Limits, ModelInfo
@@ -163,18 +164,11 @@ class Store:
     # -- raw files ---------------------------------------------------------------------------------------------
 
     def file_path(self, sha256: str) -> Path:
-        return self.root / "files" / sha256[:2] / sha256
+        return keptfiles.file_path(self.root, sha256)
 
     def _keep(self, data: bytes) -> str:
         """Write ``data`` content-addressed (atomically; a file already there is left alone); its sha256."""
-        sha = hashlib.sha256(data).hexdigest()
-        path = self.file_path(sha)
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{sha}.{uuid.uuid4().hex}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        return sha
+        return keptfiles.keep(self.root, data)
 
     # -- submitting --------------------------------------------------------------------------------------------
 
@@ -200,6 +194,9 @@ class Store:
             pending = [i for i, entry in enumerate(answers) if entry.status == PENDING and entry.duplicate_of is None]
             finish([(answers[i].id, todo[i]) for i in pending if not todo[i].samples], writes)
             writes.flush(con)
+            for i in pending:  # a file another run's rejection removed meanwhile is written again
+                keptfiles.rekeep(self.root, todo[i])
+            keptfiles.drop_unheld(con, self.root, todo)
         later = [i for i in pending if todo[i].samples]
         for i in later:
             with guarded(todo[i], "samples"):
@@ -209,6 +206,7 @@ class Store:
                 writes = Writes()
                 finish([(answers[i].id, todo[i]) for i in later], writes)
                 writes.flush(con)
+                keptfiles.drop_unheld(con, self.root, [todo[i] for i in later])
         for i in pending:
             if todo[i].problems:
                 answers[i] = replace(answers[i], status=REJECTED, reason=problems_text(todo[i].problems))
@@ -305,6 +303,7 @@ class Store:
             writes = Writes()
             finish([(entry_id, sub)], writes)
             writes.flush(con)
+            keptfiles.drop_unheld(con, self.root, [sub])
             return self._entry(con, entry_id)
 
     def finish_stale(self, older_than_s: float = STALE_PENDING_S) -> list[Entry]:

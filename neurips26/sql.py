@@ -109,6 +109,7 @@ class Session:
         self.views = [(name, config) for name, folder in folders.items() for config in shard_paths(folder)]
         self._private = tempfile.TemporaryDirectory(prefix="neurips26-sql-")  # mode 0700: only this user
         self._paths = [*(str(f) for f in folders.values()), self._private.name]
+        self._running: dict[int, tuple[duckdb.DuckDBPyConnection, list[str]]] = {}  # thread id -> (cursor, why)
         try:
             self._con = locked_connection(folders, limits, Path(self._private.name) / "spill")
         except BaseException:
@@ -129,6 +130,8 @@ class Session:
             raise QueryError(str(exc)) from None
         with self._con.cursor() as con:
             timer = threading.Timer(limits.timeout_s, con.interrupt) if limits.timeout_s else None
+            stopped: list[str] = []
+            self._running[threading.get_ident()] = (con, stopped)
             try:
                 _check_statement(con, sql)
                 if limits.public:
@@ -140,6 +143,8 @@ class Session:
             except RefusedQuery as exc:
                 raise QueryError(str(exc)) from None
             except duckdb.InterruptException:
+                if stopped:
+                    raise QueryError(stopped[0]) from None
                 raise QueryError(f"query stopped: it ran longer than the {limits.timeout_s:g} s limit") from None
             except (duckdb.OutOfMemoryException, MemoryError):
                 raise QueryError(f"query stopped: it needed more than the {limits.memory} memory limit") from None
@@ -147,8 +152,15 @@ class Session:
                 message = str(exc).splitlines()[0]
                 raise QueryError(redact(message, self._paths) if limits.public else message) from None
             finally:
+                self._running.pop(threading.get_ident(), None)
                 if timer is not None:
                     timer.cancel()
+
+    def stop(self, why: str) -> None:
+        """Interrupt every query running on this session now; each fails with ``why``."""
+        for con, stopped in list(self._running.values()):
+            stopped.append(why)
+            con.interrupt()
 
     def close(self) -> None:
         """Close the connection and remove the spill folder."""

@@ -290,7 +290,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 frame = pl.DataFrame({"no result": pl.Series([], dtype=pl.String)})
             return status, gr.Dataframe(value=frame, datatype=boards.column_types(frame))
 
-        sql_queue = {"concurrency_limit": dataset_sql.SQL_WORKERS, "concurrency_id": "sql"}  # one pool for all SQL
+        sql_queue = {"concurrency_limit": dataset_sql.SQL_EVENTS, "concurrency_id": "sql"}  # they queue in sql_workers
         demo.load(list_views, None, views).then(query, sql, [sql_status, sql_result], **sql_queue)
         run_button.click(query, sql, [sql_status, sql_result], **sql_queue)
     return demo

@@ -7,22 +7,27 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
+from neurips26.decoding import check_text
 from neurips26.errors import UserError
-from neurips26.sql import Limits, QueryError, dataset_folders, run_query
+from neurips26.sql import Limits, dataset_folders
+
+from .sql_workers import SqlWorkers
 
 MAX_SQL_ROWS = 500
 MAX_SQL_CHARS = 20_000
-SQL_WORKERS = 4  # queries running at once; the Space's SQL event allows as many
+SQL_WORKERS = 4  # queries running at once (worker processes, see sql_workers)
 QUEUE_WAIT_S = 10.0  # how long a query waits for a worker before the visitor is told to retry
-SPACE_LIMITS = Limits(timeout_s=10.0, memory="1GB", threads=1)
-_workers = threading.BoundedSemaphore(SQL_WORKERS)
+SQL_EVENTS = 16  # the Space's SQL event lets this many visitors in at once: they queue here, not in Gradio
+SPACE_LIMITS = Limits(timeout_s=10.0, memory="1GB", threads=1, max_value_bytes=1_000_000,
+                      max_result_bytes=64_000_000, public=True)
+_pools: dict[Limits, SqlWorkers] = {}
+_pools_lock = threading.Lock()
 
 # ---------------------------------------------------------------- datasets
 
@@ -42,28 +47,34 @@ def run_sql(sql: str, data_root: Path, max_rows: int = MAX_SQL_ROWS,
             limits: Limits = SPACE_LIMITS) -> tuple[pl.DataFrame, str]:
     """Run a read-only SELECT over the dataset views: (first ``max_rows`` rows, a one-line status).
 
-    At most :data:`SQL_WORKERS` queries run at once, each under ``limits`` (time, memory, one thread); the row
-    cap applies to the streamed result, the SQL runs as written. A visitor who finds every worker busy for
-    :data:`QUEUE_WAIT_S` is told so. The refusal or error message of :func:`neurips26.sql.run_query` becomes
-    the status.
+    At most :data:`SQL_WORKERS` queries run at once, each in a worker process under ``limits`` (time, memory
+    capped for the whole process, one thread, the bytes of one value and of the result, only the dataset views:
+    :mod:`.sql_workers`, :mod:`neurips26.sqlguard`); the row cap applies to the streamed result, the SQL runs as
+    written. A query that waits for a worker stops the longest one past a second; a visitor who finds every worker
+    busy for :data:`QUEUE_WAIT_S` is told so. The refusal or error message becomes the status.
     """
     empty = pl.DataFrame()
-    if not sql.strip():
+    if not isinstance(sql, str) or not sql.strip():
         return empty, "Write one SELECT, e.g. SELECT * FROM locus.sections LIMIT 10"
     if len(sql) > MAX_SQL_CHARS:
         return empty, f"error: the query is {len(sql):,} characters; the limit is {MAX_SQL_CHARS:,}"
-    if not _workers.acquire(timeout=QUEUE_WAIT_S):
-        return empty, f"error: every SQL worker is busy ({SQL_WORKERS} queries running); try again shortly"
     try:
-        table = run_query(sql, dataset_folders(data_root), replace(limits, max_rows=max_rows))
-    except QueryError as exc:
+        check_text(sql, "SQL")
+        table = workers(limits).run(dataset_folders(data_root), sql, QUEUE_WAIT_S, max_rows)
+    except UserError as exc:
         return empty, f"error: {exc}"
-    finally:
-        _workers.release()
     frame = displayable(table)
     if frame.height > max_rows:
         return frame.head(max_rows), f"showing the first {max_rows} rows"
     return frame, f"{frame.height} row(s)"
+
+
+def workers(limits: Limits = SPACE_LIMITS) -> SqlWorkers:
+    """The worker pool of ``limits`` (one per distinct limits, started on first use)."""
+    with _pools_lock:
+        if limits not in _pools:
+            _pools[limits] = SqlWorkers(limits, SQL_WORKERS)
+        return _pools[limits]
 
 
 def displayable(table: pa.Table) -> pl.DataFrame:

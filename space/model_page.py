@@ -6,6 +6,7 @@ Nothing here touches Gradio, so the tests call these functions directly; ``app.p
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 import polars as pl
 from neurips26.leaderboard import diagnosis
 
+from neurips26 import jsonfile
 from neurips26.results import ResultsError, Run, parse_run
 from neurips26.stats import wilson
 
@@ -81,8 +83,8 @@ def reproduce_command(results: Run | dict[str, Any], model_id: str, revision: st
     if run is None:
         return ""
     config, raw = run.config, run.raw
-    args = dict(run.model_args)
-    args.update(pretrained=model_id, revision=revision)
+    args, dropped = reproducible_model_args(run.model_args)
+    args = {"pretrained": model_id, "revision": lm_eval_string(revision), **args}
     tasks = sorted(run.tasks)
     shots = {run.tasks[t].num_fewshot if run.tasks[t].num_fewshot is not None
              else run.tasks[t].config.get("num_fewshot") for t in tasks}
@@ -111,9 +113,55 @@ def reproduce_command(results: Run | dict[str, Any], model_id: str, revision: st
         lines.append(f"--limit {q(str(run.limit))}")
     lines += ["--log_samples", "--output_path results"]
     command = " \\\n  ".join(lines)
+    if dropped:
+        command += f"\n# left out of --model_args (not taken from a submitted file): {', '.join(dropped)}"
     if len(shots) > 1:
         command += "\n# the few-shot count differs per task (see the run configuration): run each task on its own"
     return command
+
+
+# model_args keys a submitted file may carry into the reproduce command: how the model is loaded, never which model
+# (pretrained, peft, tokenizer, revision come from the submission's own fields) nor whether to run its code
+MODEL_ARG_KEYS = frozenset({
+    "dtype", "max_length", "max_model_len", "batch_size", "max_batch_size", "add_bos_token", "attn_implementation",
+    "parallelize", "device_map", "load_in_8bit", "load_in_4bit", "tensor_parallel_size", "data_parallel_size",
+    "gpu_memory_utilization", "use_fast_tokenizer", "truncation", "logits_cache", "prefix_token_id", "backend",
+    "enable_thinking", "softmax_dtype", "mixed_precision_dtype", "seed", "swap_space", "max_gen_toks"})
+_ARG_VALUE = re.compile(r"[A-Za-z0-9_.+-]{1,64}")  # no ',', '=', quotes, spaces: one value, one key
+
+
+def reproducible_model_args(recorded: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(the recorded ``model_args`` that may go into a reproduce command, ``key (why)`` of those left out).
+
+    Rebuilt key by key from the parsed values, never from the recorded string: only keys of
+    :data:`MODEL_ARG_KEYS`, each with one plain value (a value like ``float32,trust_remote_code=True`` would smuggle
+    a second pair into lm-eval's ``k=v,k=v`` string)."""
+    kept: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in recorded.items():
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if key in ("pretrained", "revision"):  # the submission's own model id and revision stand there
+            continue
+        if key not in MODEL_ARG_KEYS:
+            dropped.append(f"{_shown(key)} (not a loading option)")
+        elif not _ARG_VALUE.fullmatch(text):
+            dropped.append(f"{_shown(key)} (value {_shown(text)} is not one plain value)")
+        else:
+            kept[key] = lm_eval_string(text) if isinstance(value, str) else text
+    return kept, dropped
+
+
+def lm_eval_string(value: str) -> str:
+    """``value`` as lm-eval's ``--model_args`` keeps it a string: quoted when lm-eval would read it as a number, a
+    boolean or None (a revision ``0123456`` would otherwise become the integer 123456)."""
+    from lm_eval.utils import handle_arg_string  # lazy: lm-eval loads only when a command is shown
+
+    return f'"{value}"' if handle_arg_string(value) != value else value
+
+
+def _shown(text: Any) -> str:
+    text = str(text)
+    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 def _date(value: Any) -> Any:
@@ -262,7 +310,7 @@ def stored_results(store: Any, entry: Any) -> dict[str, Any]:
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON object from ``path``; empty when the file is not one."""
     try:
-        data = json.loads(Path(path).read_bytes())
-    except (OSError, ValueError):
+        data = jsonfile.read(path)
+    except jsonfile.JsonFileError:
         return {}
     return data if isinstance(data, dict) else {}
