@@ -470,6 +470,9 @@ def build_rows(runs: list[BuildRun], limit: dict[str, float]) -> list[Row]:
                 if run is not first else None),
             Row(f"input throughput per worker (wall), {run.tag}", mb_s / run.workers, "MB/s", limit_mb_s),
             Row(f"sections/s, {run.tag}", run.report["sections"] / run.wall_s, "sections/s"),
+            Row(f"share of the limit (input per worker, wall / limit), {run.tag}",
+                f"{mb_s / run.workers / limit_mb_s:.2f}x"),
+            *text_rows(run),
             Row(f"peak RSS, process tree sum (psutil, 0.2 s samples), {run.tag}", run.rss_tree / MIB, "MiB"),
         ]
         if run.engine == "local":
@@ -482,6 +485,18 @@ def build_rows(runs: list[BuildRun], limit: dict[str, float]) -> list[Row]:
             rows.insert(len(rows) - 1, Row(f"CPU of the build process (shards, evaluation sets, card), {run.tag}",
                                            run.cpu_s - run.worker_cpu_s, "s"))
     return rows
+
+
+def text_rows(run: BuildRun) -> list[Row]:
+    """Where the text of the files with a text account went (build report), corpus-wide."""
+    total = run.report.get("chars_total") or 0
+    if not total:
+        return []
+    lost = total - run.report["chars_sections"] - run.report["chars_structure"]
+    return [Row(f"text in sections (non-whitespace characters, {run.report['files_measured']} files), {run.tag}",
+                f"{run.report['chars_sections'] / total:.2%}"),
+            Row(f"text unaccounted (in no section, no structure; files over 5%: {run.report['text_problems']}), "
+                f"{run.tag}", f"{lost / total:.3%}")]
 
 
 def projection_rows(args: argparse.Namespace, cpu_s_per_mb: float, ocr_s: float | None) -> list[Row]:

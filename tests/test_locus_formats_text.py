@@ -179,9 +179,11 @@ def test_one_line_sections_split_heading_text_and_notes() -> None:
 # look at the line break after its line): the parser's one-scan form must agree with it on any text.
 LINE_KINDS = [(kind, re.compile(pattern, re.M)) for kind, pattern in [
     ("page", r"(?i:page )?\d{1,5} ?(?i:/|of) ?\d{1,5}$"),
-    ("date", r"\d{1,2}/\d{1,2}/\d{2,4} \S.*$"),
+    ("date", r"\d{1,2}/\d{1,2}/\d{2,4},? \S.*$"),
+    ("furniture", r"(?:https?://|about:blank)\S* \d{1,5}/\d{1,5}$"),
     ("marker", r"(?:•|(?:• ?)?(?:\((?:\d{1,3}|[a-zA-Z]|[ivxlcIVXLC]{1,6})\)|\d{1,3}\.|[a-zA-Z]\.))$"),
-    ("section", r"\[?(?:Secs?\. |Section |SECTION |\d+[A-Z]?\.\d+[A-Z]?\.\d)"),
+    ("section", r"\[(?:Secs?\.? ?\d|Secs?\. |Sections? |SECTIONS? |§|\d+[A-Z]?\.\d+[A-Z]?\.\d)"
+                r"|Secs?\.? ?\d|Secs?\. |Sections? |SECTIONS? |§|\d+[A-Z]?\.\d+[A-Z]?(?:\.\d|\.? [-—–] |[—–]\d)"),
     ("special", r"\[?(?:PART|Part|TITLE|Title|CHAPTER|Chapter|APPENDIX|Appendix|ARTICLE|Article|ARTCILE|Artcile"
                 r"|DIVISION|Division|SUBDIVISION|Subdivision)\s|[IVXLC]+\s"
                 r"|(?:[A-Z]+ )*(?:COMPARATIVE TABLES?|REFERENCE TABLE)\b"),
@@ -190,7 +192,8 @@ LINE_PIECES = ["Page ", "page ", "PAGE ", "1", "12", "123", "123456", "/", " of 
                "(12)", "a.", "B.", "3.", "[", "]", "Sec. ", "Secs. ", "Section ", "SECTION ", "1.2.3", "2A.1B.3",
                "PART ", "Part", "TITLE ", "Chapter ", "APPENDIX ", "Article ", "ARTCILE ", "DIVISION", "Subdivision ",
                "IV", "XLC ", "C ", "COMPARATIVE TABLES", "REFERENCE TABLE", "STATE ", "x", "The ", "5/9/2019 ", "\t",
-               "—", "\u00a0", "é", "\u0663"]
+               "—", "\u00a0", "é", "\u0663", "Sec ", "Sec.", "Sections ", "SECTIONS ", "§", "1.01", " - ", "–",
+               "https://x.gov/c?n=1", "about:blank", ",", "5"]
 
 
 @settings(max_examples=300, deadline=None)

@@ -254,9 +254,12 @@ def test_real_tei_twin_damaged_still_gives_every_section(locus_raw: Path, tmp_pa
     text_only = list(detect(txt).parse(txt, Folder(real)))
     report = locus.build(raw=raw, out=tmp_path / "locus")
     assert report.reconciles
-    assert report.sections == len(text_only) == 870
+    # every section of the text export; the damaged TEI adds at most its damaged paragraph, kept as the text of
+    # its division (`Fees charges Sec. 10-392. - ...` is no section line, so it is the division's own text)
+    extra = 1 if damage == "amp" else 0
+    assert report.sections == len(text_only) + extra == 872 + extra
     files = {f["path"]: f for f in json.loads((tmp_path / "locus/build_report.json").read_text())["files"]}
-    assert sum(f["kept"] for f in files.values()) == 870
+    assert sum(f["kept"] for f in files.values()) == 872 + extra
     recovered = list(tei.parse(raw / "adairsville/code-markup.xml", Folder(raw / "adairsville")))
     assert files["adairsville/code-markup.xml"]["sections"] == len(recovered)
 

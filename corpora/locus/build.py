@@ -36,7 +36,7 @@ from neurips26 import __version__, hubfolder
 from . import counties, distributed, evalsets, goldset, v1, v1_ingest
 from . import raw as rawfolder
 from .card import META, render_card
-from .formats.accounting import STRUCTURE_KINDS
+from .formats.base import STRUCTURE_KINDS
 from .records import (
     BUILDER_VERSION,
     COUNTIES,

@@ -89,7 +89,7 @@ class FileReport:
     # where its text went (non-whitespace characters; None where the format keeps no account: markup formats)
     chars_total: int | None = None
     chars_sections: int | None = None
-    chars_structure: dict[str, int] | None = None  # by kind (formats.accounting.STRUCTURE_KINDS)
+    chars_structure: dict[str, int] | None = None  # by kind (formats.base.STRUCTURE_KINDS)
 
     @property
     def chars_unaccounted(self) -> int | None:

@@ -42,7 +42,8 @@ from pathlib import Path
 
 from .base import FORMATS, Folder, FormatError, Section
 from .encodeplus_page import Node, Text, breadcrumbs, document, page_root, preview, read_node, walk
-from .municode import clean_heading, closing_group
+from .municode import clean_heading
+from .section_notes import closing_group
 from .tei import RECOVERED
 
 _MARKUP = re.compile(rb"(?:\xef\xbb\xbf)?\s*<")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .accounting import nonspace
+from .base import nonspace
 from .lines import INVISIBLE, split_lines
 
 HEADING_KINDS = {"part": 0, "title": 1, "chapter": 2, "appendix": 2, "article": 3, "artcile": 3,
@@ -34,7 +34,7 @@ _PAGE_OF = r" ?(?i:/|of) ?\d{1,5}$"  # the "/192" or " of 192" ending a page num
 _BACK_MATTER_TITLES = ("COMPARATIVE TABLES?", "REFERENCE TABLE")
 _BACK_MATTER_TITLE = rf"(?:{'|'.join(_BACK_MATTER_TITLES)})\b"
 BACK_MATTER = re.compile(rf"(?:[A-Z]+ )*{_BACK_MATTER_TITLE}")  # the tables that end the last section
-_SECTION_REST = r"ecs?\.?\s?\d|ecs?\. |ections? |ECTIONS? "  # a section line's prefix after its "S"
+_SECTION_REST = r"ecs?\.? ?\d|ecs?\. |ections? |ECTIONS? "  # a section line's prefix after its "S"
 _BY_LETTER: dict[str, list[str]] = {}  # PART|Part|... -> P: ART|art, ...
 for _word in HEADING_KINDS:
     _BY_LETTER.setdefault(_word[0].upper(), []).extend([_word[1:].upper(), _word[1:]])

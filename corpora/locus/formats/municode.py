@@ -11,33 +11,31 @@ Two flavours reach us, and :func:`sections_from_text` reads both:
   text lines, with page boilerplate (``5/9/2019 Edison, GA Code of Ordinances``,
   ``7/192``) and stray list markers (``(a)`` alone on a line) to drop.
 
-Rules: lines before the first section line are front matter. Heading lines
-(``PART II - ...``, ``Chapter 2 - ...``, ``ARTICLE IV. - ...``, ``DIVISION 1. - ...``)
-build ``path``; the footnotes that follow a heading belong to no section.
-``Secs. 2-3—2-22. - Reserved.`` is one reserved section. Municode's three-factor numbering
-(``2.12.010 - Heading.`` under ``Title 2 - NAME`` and ``Chapter 2.12 - NAME``; a charter's
-``SECTION 1.10. - Heading``) is read the same way. Fairmount's charter
-numbers its sections ``Section 1.10. - ...`` and Baldwin County brackets one
-(``[Sec. 4.3. - Reserved.]``): both are section lines too. Parenthesised
-ordinance/code citations become ``history``; ``Cross reference—`` and
-``State Law reference—`` paragraphs become ``cross_references``. Comparative
-tables and the state-law reference table at the back end the last section.
+Rules: section lines follow one grammar (:mod:`.section_lines`: ``Sec. 1-5.11. - ``, ``Section 2.11 - ``,
+``§ 5-1<tab>``, ``2.12.010 - ``, ``Secs. 2-3—2-22. - Reserved.`` as one reserved section, and in a file written
+that way ``Sec. 5-1. Heading``); which styles make sections is decided per file from all its lines, and a table of
+contents is set aside. Lines before the first section or heading line are front matter. Heading lines (``PART II -
+...``, ``Chapter 2 - ...``, ``ARTICLE IV. - ...``, ``Article II. - Licensing``) build ``path``; the footnotes and
+notes that follow a heading belong to no section, and other text under a heading that no section line starts is a
+section numbered by the heading (``Appendix A``). Parenthesised ordinance/code citations become ``history``;
+``Cross reference—`` and ``State Law reference—`` paragraphs become ``cross_references`` (:mod:`.section_notes`).
+Comparative tables and the state-law reference table at the back end the last section. Every character read
+is accounted for (:class:`.base.TextAccount`): in a section, in recognised structure, or lost; a line that starts
+like a section line of an unknown style (``Sec 5-1 :: Heading``) is never let into a section's text.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import section_lines
-from .accounting import TextAccount, nonspace
-from .base import FORMATS, Folder, FormatError, Section, decode_text
+from .base import FORMATS, Folder, FormatError, Section, TextAccount, decode_text, nonspace
 from .line_kinds import BACK_MATTER, HEADING_KINDS, HEADING_WORDS, classify_lines
 from .lines import normalize
 from .section_lines import NEAR_MISS, FileStyles
+from .section_notes import CROSS_REF, OpenSection, close_section
 
 _SNIFF = re.compile(  # where a section line may start, in the file's bytes (U+00A0 is \xc2\xa0 in UTF-8)
     rb"(?:^|[\r\n])(?:[ \t]|\xc2\xa0)*"
@@ -55,16 +53,6 @@ _FOOTNOTE_TAIL = re.compile(r"\s*(?:\[\d+\]|Footnotes:|FOOTNOTE\(S\):|(?<=\S) Se
 
 _LOWER = re.compile("[a-z]")
 _TITLE_CASE = re.compile(r"[A-Z][^.;:,!?]{0,80}\.?")  # a heading's title in title case: short, no sentence in it
-_LETTER = re.compile("[A-Za-z]")
-_DIGIT = re.compile(r"\d")
-_PARENS = re.compile("[()]")
-_HISTORY_START = re.compile(  # what a history note cites first: an ordinance, a code, a session law
-    r"(?:Ords?\.|Ordinance|Code\b|Res\.|Resolution|Amd\.|Amend|Min\.|Minutes|Mo\.|Acts?\b"
-    r"|Ga\. ?L|\d{4} Ga\. L)")
-_CROSS_REF = r"(?:Cross|State (?:[Ll]aw|[Cc]onstitution)|Charter) references?\s*—"
-_CROSS_REF_START = re.compile(_CROSS_REF)
-_CROSS_REF_INLINE = re.compile(r"(?<=\s)" + _CROSS_REF)
-_NOTE_STARTS = ("(", "Cross", "State", "Charter")  # what a history note or a cross-reference (_CROSS_REF) starts with
 
 
 # Heading/text boundary in a one-line section: a period (or colon) followed by
@@ -127,35 +115,6 @@ def heading_level(line: str) -> tuple[int, str] | None:
     return None
 
 
-def closing_group(line: str) -> int | None:
-    """Index of the ``(`` that matches the ``)`` ending ``line`` (None when unbalanced or not a group)."""
-    if not line.endswith(")"):
-        return None
-    last_open = line.rfind("(")
-    if last_open >= 0 and line.find(")", last_open, -1) < 0:  # the common case: no parenthesis inside the group
-        return last_open
-    depth = 0
-    for m in reversed(list(_PARENS.finditer(line))):
-        depth += 1 if m.group() == ")" else -1
-        if depth == 0:
-            return m.start()
-    return None
-
-
-def _citation(group: str) -> str | None:
-    """The citation inside ``(Ord. of 6-17-2008, § 1)``-like text, or None when it is not one."""
-    inner = group[1:-1].strip()
-    return inner if _HISTORY_START.match(inner) and _DIGIT.search(inner) else None
-
-
-@dataclass
-class _Open:
-    number: str
-    heading: str
-    path: list[str]
-    lines: list[str] = field(default_factory=list)
-    reserved_range: bool = False
-    unnumbered: bool = False  # a heading's own text, numbered by the heading
 
 
 # Where the text outside any section goes: before the first section or heading line (front matter), after a
@@ -165,7 +124,7 @@ FRONT, AFTER_HEADING, BACK, LOST = "front", "after heading", "back", "lost"
 _NOTE_BLOCK = re.compile(r"Footnotes?:|FOOTNOTE\(S\):|-{2,} ?\(\d+\) ?-{2,}")  # a heading's footnotes begin
 _HEADING_TAIL = re.compile(r"[\[(]?(?:RESERVED|Reserved|REPEALED|Repealed|DELETED|Deleted)[\])]?\.?")
 _NOTE_LINE = re.compile(  # one note of a heading: editor's note, references, its history
-    rf"(?:Editor'?s'? [Nn]otes?|Note|{_CROSS_REF})|\((?:Ords?\.|Ordinance|Code|Res\.|Amd\.)")
+    rf"(?:Editor'?s'? [Nn]otes?|Note|{CROSS_REF})|\((?:Ords?\.|Ordinance|Code|Res\.|Amd\.)")
 
 
 class Assembler:
@@ -180,7 +139,7 @@ class Assembler:
         self.sections: list[Section] = []
         self.account = TextAccount()
         self._styles = styles
-        self._open: _Open | None = None
+        self._open: OpenSection | None = None
         self._untitled = False  # the last heading (``ARTICLE - V.``) takes its title from the next line
         self._outside = FRONT  # where text outside a section goes
         self._notes = False  # inside a heading's footnote block
@@ -279,16 +238,16 @@ class Assembler:
 
     def _unnumbered(self, lines: list[str]) -> None:
         """Text under a heading that no section line starts (an appendix's fee schedule, an article's preamble):
-        a section numbered by its heading (``Appendix A``), its catchline the heading's title."""
+        a section numbered by its heading (``Appendix A``), without a catchline (the heading is in its path)."""
         entry = self.path[-1][1] if self.path else ""
         if m := HEADING_LINE.fullmatch(entry) or _BARE_HEADING.fullmatch(entry):
-            number, heading = f"{m['kind']} {m['num']}", m.groupdict().get("title") or ""
+            number = f"{m['kind']} {m['num']}"
         elif m := _ROMAN_HEADING.fullmatch(entry):
-            number, heading = f"Article {m['num']}", m["title"]
+            number = f"Article {m['num']}"
         else:
-            number, heading = entry, ""
-        self._open = _Open(number, heading, [h for _, h in self.path], unnumbered=True)
-        self.account.add("headings", -nonspace(number) - nonspace(heading))  # counted in the section now
+            number = entry
+        self._open = OpenSection(number, "", [h for _, h in self.path], unnumbered=True)
+        self.account.add("headings", -nonspace(number))  # counted in the section now
         self._text(lines)
 
     def finish(self) -> list[Section]:
@@ -304,7 +263,7 @@ class Assembler:
             rest = rest.rstrip()[:-1]
         heading, spill = split_heading(rest)
         number = section_lines.number(m)  # normalised: no space but the ", " between numbers
-        self._open = _Open(number, clean_heading(heading), [h for _, h in self.path],
+        self._open = OpenSection(number, clean_heading(heading), [h for _, h in self.path],
                            reserved_range=(m["prefix"] or "").startswith("Secs") or "—" in number)
         spill = normalize(spill)
         if spill:
@@ -315,77 +274,14 @@ class Assembler:
 
     def _close(self) -> None:
         if self._open is not None:
-            self.sections.append(_section(self._open, self.account))
+            self.sections.append(close_section(self._open, self.account))
             self._open = None
             self._outside = LOST  # text after a section and before the next structure line belongs nowhere
 
 
-def _split_run_in_notes(line: str) -> list[str]:
-    """A section's last line with the history note and cross-references that ran into it split off."""
-    refs: list[str] = []
-    if "reference" in line and (m := _CROSS_REF_INLINE.search(line)):  # a substring test first: lines are long
-        line, notes = line[: m.start()].rstrip(), line[m.start():]
-        starts = [r.start() for r in _CROSS_REF_START.finditer(notes)] + [len(notes)]
-        refs = [notes[a:b].strip() for a, b in itertools.pairwise(starts)]
-    start = closing_group(line)
-    if start and _citation(line[start:]):
-        return [line[:start].rstrip(), line[start:], *refs]
-    return [line, *refs]
-
-
-def _section(s: _Open, account: TextAccount) -> Section:
-    """History notes and cross-references taken out of the text; status from heading and text (the parentheses
-    around a history note and layout debris in a reserved section go to ``account`` as structure)."""
-    lines = s.lines  # normalised
-    if lines:
-        lines[-1:] = _split_run_in_notes(lines[-1])
-    text: list[str] = []
-    history: list[str] = []
-    refs: list[str] = []
-    done = 0  # lines before this one are placed; only possible notes are looked at one by one
-    # lines that may be notes: (...) or a cross-reference (one found no note stays text, in its place)
-    for k in [k for k, line in enumerate(lines) if line.startswith(_NOTE_STARTS)]:
-        if k < done or (lines[k][0] == "(" and lines[k][-1] != ")"):  # in a wrapped cross-reference, or text
-            continue
-        text.extend(lines[done:k])
-        line, done = lines[k], k + 1
-        if line.startswith("(") and closing_group(line) == 0 and (citation := _citation(line)):
-            history.append(citation)
-            account.add("section_syntax", nonspace(line) - nonspace(citation))
-        elif _CROSS_REF_START.match(line):
-            refs.append(line)
-            while not refs[-1].endswith(".") and done < len(lines):  # a wrapped cross-reference goes on until
-                after = lines[done]                                  # a line ends with a period
-                if after.startswith("Editor's note") or _CROSS_REF_START.match(after) or (
-                        after.startswith("(") and closing_group(after) == 0 and _citation(after)):
-                    break
-                refs[-1] += " " + after
-                done += 1
-        else:
-            text.append(line)
-    text.extend(lines[done:])
-    body = "\n".join(text)
-    status = _status(s.heading, body, s.reserved_range)
-    if status == "reserved" and not _LETTER.search(body):  # layout debris (`.....`, `3`), not text
-        account.add("furniture", nonspace(body))
-        body = ""
-    return Section(number=s.number, heading=s.heading, text=body, path=s.path, history=history,
-                   cross_references=refs, status=status)
-
-
-def _status(heading: str, text: str, reserved_range: bool) -> str:
-    words = heading.strip("[]() .").lower()
-    first = text.lstrip("[(")[:8].lower()  # enough for the words below; a whole section would be lowered
-    if words.startswith(("repealed", "deleted", "rescinded")) or first.startswith("repealed"):
-        return "repealed"
-    if words.startswith("reserved") or first.startswith("reserved") or (reserved_range and not text):
-        return "reserved"
-    return "active"
-
-
 def sections_from_text(text: str, folder: Folder | None = None, path: Path | None = None) -> list[Section]:
     """All sections of a Municode full-text export, in order; FormatError when there is no section line. With a
-    ``folder``, the text's account (:class:`.accounting.TextAccount`) is kept there for ``path``."""
+    ``folder``, the text's account (:class:`.base.TextAccount`) is kept there for ``path``."""
     assembler = Assembler()
     assembler.feed_text(text)
     sections = assembler.finish()

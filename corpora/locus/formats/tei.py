@@ -18,8 +18,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .accounting import TextAccount
-from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
+from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section, TextAccount
 from .municode import Assembler
 from .section_lines import DASH_ONLY
 
