@@ -19,9 +19,11 @@ from neurips26.settings import REPO_ROOT
 
 from . import bench, protocol, report
 from .core import EVALUATORS, GeometryError
+from .training import GEOMETRY_METHODS, SCALES, read_metrics
 
-geometry = typer.Typer(help="Geometry evaluators: segmentation boundaries, Fourier contours, motion diversity, "
-                            "surface reconstruction.", no_args_is_help=True, add_completion=False)
+geometry = typer.Typer(help="Geometry evaluators (segmentation boundaries, Fourier contours, motion diversity, "
+                            "surface reconstruction) and the papers' trainable methods.", no_args_is_help=True,
+                       add_completion=False)
 err = Console(stderr=True)
 SHARED = REPO_ROOT.parent / "shared" / "data"
 
@@ -35,10 +37,53 @@ class Family(StrEnum):
     surfaces = "surfaces"
 
 
+@geometry.command("train")
+def train_(
+    method: Annotated[str, typer.Argument(help="The method to train (see --help of `geometry methods`).")],
+    scale: Annotated[str, typer.Option(help=f"Size of the run: {', '.join(SCALES)} (large: for a GPU).")] = "tiny",
+    out: Annotated[Path, typer.Option(help="Folder for the checkpoint and metrics.json.")] = Path("geometry-train"),
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+) -> None:
+    """Train METHOD at --scale; write its checkpoint and a JSON of its metrics beside its baselines'."""
+    if scale not in SCALES:
+        raise GeometryError(f"--scale {scale!r}: use one of {', '.join(SCALES)}")
+    trainer = GEOMETRY_METHODS.get(method)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task(f"{method} ({scale})", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        metrics = trainer(scale, out, seed=seed, device=device, progress=advance)
+    _print_rows(metrics)
+    print(f"checkpoint and metrics.json in {out}")
+
+
+@geometry.command("methods")
+def methods_() -> None:
+    """List the trainable methods: name, family, what it is."""
+    for name in GEOMETRY_METHODS.names():
+        info = GEOMETRY_METHODS.info(name)
+        print(f"{name:<18} {info['family']:<13} {info.get('summary', '')}")
+
+
+def _print_rows(metrics: dict[str, Any]) -> None:
+    rows = metrics.get("rows", [])
+    keys = sorted({k for row in rows for k, v in row.items() if isinstance(v, int | float) and k != "seed"})
+    print("  ".join(["arm".ljust(22), *(k[:14].rjust(14) for k in keys)]))
+    for row in rows:
+        print("  ".join([str(row.get("arm", "?")).ljust(22),
+                         *(f"{row[k]:14.4g}" if isinstance(row.get(k), int | float) else " " * 14 for k in keys)]))
+
+
 @geometry.command("eval")
 def eval_(
-    pred: Annotated[Path, typer.Argument(help="Your prediction file.")],
-    truth: Annotated[Path, typer.Argument(help="The ground-truth file.")],
+    pred: Annotated[Path | None, typer.Argument(help="Your prediction file.")] = None,
+    truth: Annotated[Path | None, typer.Argument(help="The ground-truth file.")] = None,
+    trained: Annotated[Path | None, typer.Option(help="Instead of PRED and TRUTH: a folder written by `geometry "
+                                                      "train`, re-scored beside its baselines.")] = None,
     metric: Annotated[Family, typer.Option(help="Which family's metrics.")] = Family.segmentation,
     spacing: Annotated[str | None, typer.Option(help="segmentation: voxel spacing, e.g. 1.0,0.8,0.8 (mm).")] = None,
     tau: Annotated[float | None, typer.Option(help="segmentation: NSD tolerance (mm); surfaces: F-score "
@@ -53,7 +98,18 @@ def eval_(
     samples: Annotated[int, typer.Option(min=100, help="surfaces: points sampled per mesh.")] = 20_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Score PRED against TRUTH with one family's metrics (your own outputs, any method)."""
+    """Score PRED against TRUTH with one family's metrics (your own outputs, any method), or re-score a trained
+    method's folder (--trained DIR) beside its baselines."""
+    if trained is not None:
+        method = read_metrics(trained).get("method", "")
+        metrics = GEOMETRY_METHODS.info(method)["evaluate"](trained)
+        if as_json:
+            print(json.dumps(metrics, indent=1))
+        else:
+            _print_rows(metrics)
+        return
+    if pred is None or truth is None:
+        raise GeometryError("give PRED and TRUTH files, or --trained DIR")
     options: dict[str, Any] = {"band": band, "cross_resolution": cross_resolution, "harmonics": harmonics,
                                "population": population, "aligned": align, "samples": samples}
     if spacing:

@@ -1,0 +1,64 @@
+"""The registry of the geometry papers' trainable methods (``neurips26 geometry train|eval``).
+
+Each method lives in its own subpackage and registers one training function where it is defined::
+
+    @GEOMETRY_METHODS.register("fractal-g", family="segmentation", evaluate=evaluate_checkpoint,
+                               summary="Fractal-G plug-in on a small U-Net")
+    def train(scale: str, out: Path, *, seed: int = 0, device: str = "auto",
+              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        '''Train at ``scale`` (tiny | default | large), write ``out/checkpoint.pt`` and ``out/metrics.json``.'''
+
+``train`` writes the checkpoint and a JSON of its metrics (the method beside the baselines it must beat, on the
+same held-out data) and returns that JSON's content; ``evaluate(out)`` re-scores a trained folder and returns
+the same shape. ``metrics.json`` always holds ``method``, ``scale``, ``seed``, ``device``, ``data`` (which parts
+are generated and which are real) and ``rows`` (one per arm: the method and each baseline, with its metrics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neurips26.registry import Registry
+
+from .core import GeometryError
+
+SCALES = ("tiny", "default", "large")
+METHOD_PACKAGES = ("fractal_g", "fourier_contours", "surface_recon", "time2track")  # each with a train.py
+MODULES = tuple(f"neurips26.methods.geometry.{m}.train" for m in METHOD_PACKAGES
+                if (Path(__file__).parent / m / "train.py").is_file())
+Trainer = Callable[..., dict[str, Any]]
+
+
+def _check(name: str, info: dict[str, Any]) -> None:
+    if not callable(info.get("evaluate")) or "family" not in info:
+        raise ValueError(f"geometry method {name!r}: register with family= and evaluate=")
+
+
+GEOMETRY_METHODS: Registry[Trainer] = Registry("geometry method", modules=MODULES, check=_check)
+
+
+def device(name: str = "auto") -> torch.device:
+    """``auto``: CUDA when present, else the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        return torch.device(name)
+    except RuntimeError:
+        raise GeometryError(f"--device {name!r}: use auto, cpu or cuda") from None
+
+
+def read_metrics(out: Path) -> dict[str, Any]:
+    """A trained folder's ``metrics.json``; GeometryError names what is missing."""
+    import json
+
+    path = Path(out) / "metrics.json"
+    if not path.is_file():
+        raise GeometryError(f"{out}: no metrics.json (train first: neurips26 geometry train METHOD --out {out})")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GeometryError(f"{path}: not a metrics file ({exc})") from None
