@@ -154,9 +154,12 @@ def reproducible_model_args(recorded: dict[str, Any]) -> tuple[dict[str, Any], l
 def lm_eval_string(value: str) -> str:
     """``value`` as lm-eval's ``--model_args`` keeps it a string: quoted when lm-eval would read it as a number, a
     boolean or None (a revision ``0123456`` would otherwise become the integer 123456)."""
-    from lm_eval.utils import handle_arg_string  # lazy: lm-eval loads only when a command is shown
-
-    return f'"{value}"' if handle_arg_string(value) != value else value
+    try:  # lm-eval's handle_arg_string: true/false/none, then int, then float (the Space does not ship lm-eval)
+        float(value)
+        converted = True
+    except ValueError:
+        converted = value.strip().lower() in ("true", "false", "none")
+    return f'"{value}"' if converted else value
 
 
 def _shown(text: Any) -> str:

@@ -251,7 +251,8 @@ def test_run_settings_and_reproduce_command() -> None:
     lines = model_page.reproduce_command(data, MODEL, REVISION).split(" \\\n  ")
     assert lines[:3] == ["lm_eval run", '--include_path "$(neurips26 tasks --path)"',
                          f"--tasks {','.join(sorted(shipped_tasks()))}"]
-    assert f"--model_args pretrained={MODEL},dtype=bfloat16,trust_remote_code=True,revision={REVISION}" in lines
+    # model_args from the file: loading options only (no trust_remote_code), the submission's model and revision
+    assert f"--model_args pretrained={MODEL},revision={REVISION},dtype=bfloat16" in lines
     for line in ("--num_fewshot 3", "--batch_size auto", "--apply_chat_template", "--fewshot_as_multiturn",
                  "--system_instruction 'Answer briefly.'", "--seed 0,1234,1234,1234", "--log_samples"):
         assert line in lines
