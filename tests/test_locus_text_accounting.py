@@ -107,11 +107,13 @@ def codes(draw: st.DrawFn) -> tuple[str, list[Expected]]:
                 body.extend(text)
                 expected.append(Expected(number, catchline, "\n".join(text), path, "active"))
                 k += 1
-    if printed:  # a browser's running header and page numbers, every few lines
-        pages = (len(body) + 3) // 4
+    if printed:  # a browser's running header and footer (page numbers, or the address and page), every few lines
+        pages, url = (len(body) + 3) // 4, draw(st.booleans())
         with_pages = []
         for page, start in enumerate(range(0, len(body), 4), start=1):
-            with_pages += ["8/30/2019 Testville, GA Code of Ordinances", *body[start:start + 4], f"{page}/{pages}"]
+            footer = (f"https://library.municode.com/ga/testville/codes/code_of_ordinances?nodeId=CH{page} "
+                      if url else "") + f"{page}/{pages}"
+            with_pages += ["8/30/2019, 10:15 AM Testville, GA Code of Ordinances", *body[start:start + 4], footer]
         body = with_pages if pages >= 3 else body
     return "\n".join(out + body) + "\n", expected
 
