@@ -5,6 +5,9 @@
 
 Each problem starts from a count and applies ``steps`` operations (add, remove, add k groups of m);
 the count never goes negative. Problems are a pure function of the seed.
+
+Also a short-answer task: one-digit additions that carry (``7+5=`` -> ``12``), asked after a fixed
+two-line few-shot prefix, whose two-digit answers make the expected accuracy computable exactly.
 """
 
 from __future__ import annotations
@@ -70,3 +73,11 @@ def prompt_ids(tokenizer, question: str, instruction: str = INSTRUCTION) -> list
 def reference(answer: str) -> str:
     """The reference completion whose log-probability the gradient baselines attribute."""
     return f"The answer is {answer}."
+
+
+FEW_SHOT = "12+7=19\n35+21=56\n"
+
+
+def carry_additions() -> list[tuple[str, str]]:
+    """All 45 one-digit sums a+b >= 10 as (few-shot prompt text, two-digit answer), in a fixed order."""
+    return [(f"{FEW_SHOT}{a}+{b}=", str(a + b)) for a in range(1, 10) for b in range(1, 10) if a + b >= 10]
