@@ -8,7 +8,11 @@ can neither write nor read anything but the dataset folders.
 
 Every query runs under :class:`Limits`: a statement timeout (a timer thread interrupts the query), a
 memory limit and thread count for DuckDB, a spill folder inside a private (0700) temporary directory removed
-afterwards, and a row cap applied while the result streams back (the SQL is never rewritten).
+afterwards, and a row cap applied while the result streams back (the SQL is never rewritten), with optional caps on
+the bytes of one value and of the whole result. ``Limits(public=True)`` (the Space) also lets the SQL name only the
+dataset views (:mod:`neurips26.sqlguard`: no settings or catalog, so no server path) and replaces server paths in
+error messages. The SQL must be UTF-8 text (:mod:`neurips26.decoding`). A PIVOT whose columns come from the data is
+one statement, though DuckDB expands it into two.
 
 :func:`run_query` opens a connection for one query; a :class:`Session` keeps one open for many (point lookups
 then skip creating the views and re-reading the Parquet footers), each query still under the limits.
