@@ -1,10 +1,12 @@
-"""ReDiff bench: train the base masked-diffusion LM and the ReDiff refiner, then print the speed-quality table.
+"""ReDiff bench: train the base arm and the ReDiff arm at equal total steps, then print the speed-quality table.
 
-Runs ``neurips26 rediff train`` and ``neurips26 rediff eval`` in this process on generated addition problems
-(exact answers) and prints tokens per step against exact match and cascade lift for the base decoder and for
-ReDiff, and the training cost of each stage (seconds, peak memory). CPU by default; CUDA when present.
+Runs ``neurips26 rediff train`` and ``neurips26 rediff eval`` in this process on generated addition problems with
+long carry chains (exact answers) and prints tokens per step against exact match and cascade lift for the base
+decoder and for ReDiff, and the training cost of each stage of each arm (seconds, peak memory). One seed: the
+claim (``python bench/claims/run.py rediff``) runs the same defaults over seeds, with intervals. CPU by default;
+CUDA when present.
 
-    python bench/rediff.py                       # the defaults of `neurips26 rediff train`
+    python bench/rediff.py --threads 1           # the defaults of `neurips26 rediff train` (the claim's default)
     python bench/rediff.py --digits 4 --steps 800 --workdir /tmp/rediff-bench
 """
 
@@ -24,7 +26,7 @@ from neurips26.cli import app
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--digits", type=int, default=None, help="Digits per operand (default: the standard run).")
-    parser.add_argument("--steps", type=int, default=None, help="Base training steps (default: the CLI's).")
+    parser.add_argument("--steps", type=int, default=None, help="Pre-training steps (default: the CLI's).")
     parser.add_argument("--stage1-steps", type=int, default=None)
     parser.add_argument("--stage2-steps", type=int, default=None)
     parser.add_argument("--device", default="auto")
@@ -47,11 +49,14 @@ def main() -> None:
         if result.exit_code:
             raise SystemExit(result.exit_code)
     training = json.loads((work / "models" / "training.json").read_text())
-    print(f"device {training['device']}, {training['digits']}-digit addition, batch {training['batch_size']}")
-    print(f"{'stage':14} {'steps':>6} {'seconds':>8} {'peak MB':>8} {'final loss':>10}")
-    for cost in training["costs"]:
-        print(f"{cost['stage']:14} {cost['steps']:6d} {cost['seconds']:8.1f} {cost['peak_memory_mb']:8.1f} "
-              f"{cost['final_loss']:10.4f}")
+    schedule = training["schedule"]
+    print(f"device {training['device']}, {schedule['digits']}-digit addition, batch {schedule['batch_size']}, "
+          f"train steps {training['train_steps']}")
+    print(f"{'arm':7} {'stage':14} {'steps':>6} {'seconds':>8} {'peak MB':>8} {'final loss':>10}")
+    for arm, costs in training["costs"].items():
+        for cost in costs:
+            print(f"{arm:7} {cost['stage']:14} {cost['steps']:6d} {cost['seconds']:8.1f} "
+                  f"{cost['peak_memory_mb']:8.1f} {cost['final_loss']:10.4f}")
     print(f"files in {work}")
 
 

@@ -261,7 +261,11 @@ def test_cli_train_and_eval_write_models_runs_and_the_plot(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     assert "cascade lift" in result.output and (tmp_path / "e" / "speed_quality.png").stat().st_size > 1000
     curves = json.loads((tmp_path / "e" / "curves.json").read_text())
-    assert [r["tokens_per_step"] for r in curves["rediff"]] == [1, 2, 3] and len(curves["training"]) == 3
+    assert [r["tokens_per_step"] for r in curves["rediff"]] == [1, 2, 3]
+    assert [c["stage"] for c in curves["training"]["base"]] == ["base", "base-more-1", "base-more-2"]
+    assert [c["stage"] for c in curves["training"]["rediff"]] == ["base", "rediff-stage1", "rediff-stage2"]
+    training = json.loads((tmp_path / "m" / "training.json").read_text())
+    assert training["train_steps"] == {"base": 9, "rediff": 9}  # equal compute: 4 + 3 + 2 steps each
     assert read_run(tmp_path / "e" / "base" / "k2").tasks[TASK].n_original == 30
     bad = runner.invoke(app, ["rediff", "eval", "--models", str(tmp_path / "none")])
     assert bad.exit_code == 2 and "rediff train" in bad.output

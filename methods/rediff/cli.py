@@ -19,13 +19,15 @@ from neurips26.errors import UserError
 from .cascade import speeds, summarise
 from .data import evaluation_set
 from .decoding import decode
-from .protocol import STANDARD_DIGITS, STANDARD_SIZE
+from .protocol import STANDARD_SIZE
 from .report import plot, table, write_run
+from .schedule import Schedule
 
 rediff = typer.Typer(help="ReDiff: error cascades in parallel decoding of a masked-diffusion LM, and the refiner.",
                      no_args_is_help=True, add_completion=False)
 err = Console(stderr=True)
 BASE, REFINER = "base.pt", "rediff.pt"
+DEFAULT = Schedule()
 
 
 def _device(device: str) -> str:
@@ -53,49 +55,46 @@ def train(
     out: Annotated[Path, typer.Option(help="Folder for base.pt, rediff-stage1.pt, rediff.pt and training.json.")]
     = Path("rediff-models"),
     digits: Annotated[int, typer.Option(min=1, max=17, help="Digits per operand of the addition problems.")]
-    = STANDARD_DIGITS,
-    steps: Annotated[int, typer.Option(min=1, help="Base model: masked-diffusion training steps.")] = 2000,
-    stage1_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 1 (synthetic corruptions) steps.")] = 500,
-    stage2_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 2 (own drafts, corrected) steps.")] = 300,
-    batch_size: Annotated[int, typer.Option(min=2, help="Problems per step.")] = 128,
-    dim: Annotated[int, typer.Option(min=8, help="Model width.")] = 64,
-    layers: Annotated[int, typer.Option(min=1, help="Transformer layers.")] = 2,
+    = DEFAULT.digits,
+    steps: Annotated[int, typer.Option(min=1, help="Masked-diffusion pre-training steps (shared by both arms).")]
+    = DEFAULT.steps,
+    stage1_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 1 (synthetic corruptions) steps.")]
+    = DEFAULT.stage1_steps,
+    stage2_steps: Annotated[int, typer.Option(min=0, help="ReDiff stage 2 (own drafts, corrected) steps.")]
+    = DEFAULT.stage2_steps,
+    batch_size: Annotated[int, typer.Option(min=2, help="Problems per step.")] = DEFAULT.batch_size,
+    dim: Annotated[int, typer.Option(min=8, help="Model width.")] = DEFAULT.dim,
+    layers: Annotated[int, typer.Option(min=1, help="Transformer layers.")] = DEFAULT.layers,
     seed: Annotated[int, typer.Option(help="Seed of the initial weights and the training problems.")] = 0,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
 ) -> None:
-    """Train the base masked-diffusion LM on generated addition, then the ReDiff refiner from it (stage 1 on
-    synthetic corruptions, stage 2 on its own parallel drafts corrected toward the exact answers)."""
-    import copy
+    """Pre-train a masked-diffusion LM on generated addition, then branch it: ReDiff (stage 1 on synthetic
+    corruptions, stage 2 on its own parallel drafts corrected toward the exact answers) and the base, trained as
+    many more steps with the masked-diffusion objective, so both models have the same total training steps."""
+    from .experiment import train_arms  # lazy: torch, only when a command runs
+    from .model import save  # lazy: torch, only when a command runs
 
-    import torch
-
-    from .model import MaskedDiffusionLM, save  # lazy: torch, only when a command runs
-    from .train import train_base, train_stage1, train_stage2  # lazy: torch, only when a command runs
-
-    torch.manual_seed(seed)
+    schedule = Schedule(digits, steps, stage1_steps, stage2_steps, batch_size, dim, layers)
     where = _device(device)
-    model = MaskedDiffusionLM(digits, dim=dim, layers=layers).to(where)
-    costs = []
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err) as progress:
         def bar(name: str, total: int):
             task = progress.add_task(name, total=total)
             return lambda n: progress.advance(task, n)
 
-        costs.append(train_base(model, steps, batch_size, seed=seed + 1, advance=bar("base", steps)))
-        save(model, out / BASE, "base", {"costs": [costs[-1].as_dict()]})
-        refiner = copy.deepcopy(model)
-        costs.append(train_stage1(refiner, stage1_steps, batch_size, seed=seed + 2,
-                                  advance=bar("ReDiff stage 1", stage1_steps)))
-        save(refiner, out / "rediff-stage1.pt", "rediff-stage1", {"costs": [c.as_dict() for c in costs]})
-        costs.append(train_stage2(refiner, stage2_steps, batch_size, seed=seed + 3,
-                                  advance=bar("ReDiff stage 2", stage2_steps)))
-        save(refiner, out / REFINER, "rediff-stage2", {"costs": [c.as_dict() for c in costs]})
-    (out / "training.json").write_text(json.dumps({"device": where, "digits": digits, "batch_size": batch_size,
-                                                   "costs": [c.as_dict() for c in costs]}, indent=1))
-    for cost in costs:
-        print(f"{cost.stage:14} {cost.steps:5d} steps  {cost.seconds:8.1f} s  peak {cost.peak_memory_mb:8.1f} MB  "
-              f"loss {cost.final_loss:.4f}")
+        arms = train_arms(schedule, seed, where, bar)
+    costs = {arm: [c.as_dict() for c in arm_costs] for arm, arm_costs in arms.costs.items()}
+    save(arms.base, out / BASE, "base", {"costs": costs["base"]})
+    save(arms.stage1, out / "rediff-stage1.pt", "rediff-stage1", {"costs": costs["rediff"][:2]})
+    save(arms.rediff, out / REFINER, "rediff-stage2", {"costs": costs["rediff"]})
+    steps_of = {arm: arms.train_steps(arm) for arm in costs}
+    (out / "training.json").write_text(json.dumps({"device": where, "seed": seed, "schedule": schedule.as_dict(),
+                                                   "train_steps": steps_of, "costs": costs}, indent=1))
+    for arm, arm_costs in arms.costs.items():
+        for cost in arm_costs:
+            print(f"{arm:7} {cost.stage:14} {cost.steps:5d} steps  {cost.seconds:8.1f} s  "
+                  f"peak {cost.peak_memory_mb:8.1f} MB  loss {cost.final_loss:.4f}")
+    print(f"train steps: base {steps_of['base']}, ReDiff {steps_of['rediff']}")
     print(f"models in {out}/ (base: {BASE}, ReDiff: {REFINER}); next: neurips26 rediff eval --models {out}")
 
 
@@ -117,8 +116,8 @@ def eval_(
     from .model import TorchDenoiser, load  # lazy: torch, only when a command runs
 
     where = _device(device)
-    base, _, _ = load(models / BASE, where)
-    refiner, stage, info = load(models / REFINER, where)
+    base, _, base_info = load(models / BASE, where)
+    refiner, _, info = load(models / REFINER, where)
     data = evaluation_set(base.config["digits"], problems)
     ks = _ks(tokens_per_step, data.answer_length)
     decoders = {"base": (base, False, models / BASE), "rediff": (refiner, True, models / REFINER)}
@@ -134,7 +133,8 @@ def eval_(
                           {"path": str(path), "revise": revises, **model.config}, {"device": where})
                 curves.setdefault(name, []).append({"decoder": name, **summary})
                 progress.advance(task)
-    (out / "curves.json").write_text(json.dumps({**curves, "training": info.get("costs", [])}, indent=1))
+    training = {"base": base_info.get("costs", []), "rediff": info.get("costs", [])}
+    (out / "curves.json").write_text(json.dumps({**curves, "training": training}, indent=1))
     figure = plot(curves, out / "speed_quality.png")
     print(table([row for rows in curves.values() for row in rows]))
     print(f"runs in {out}/<decoder>/k<k>/ (lm-eval results + samples); curves: {out / 'curves.json'}; plot: {figure}")

@@ -1,10 +1,14 @@
 """A small masked-diffusion LM over the addition tokens of :mod:`.data`, and its :class:`~.decoding.Denoiser`.
 
 A bidirectional Transformer encoder reads the prompt followed by the answer canvas (:data:`~.data.MASK` where a
-position is undecided) and predicts a token at every answer position. The same network serves as the base
-decoder (trained to fill masked positions only; it never revises) and as the ReDiff refiner (trained to predict
-the right token at every position, committed ones included, so its proposal may revise them): see :mod:`.train`.
-CUDA when present, CPU otherwise.
+position is undecided) and predicts a token at every answer position. A token's position is the sum of two learned
+embeddings: its digit's place value (units, tens, ...: the same for the two operand digits and the answer digit of
+one column, as the Abacus embeddings of McLeish et al., 2024) and its segment (first operand, ``+``, second
+operand, ``=``, answer), so the columns of the sum line up without being learned from absolute positions.
+
+The same network serves as the base decoder (trained to fill masked positions only; it never revises) and as the
+ReDiff refiner (trained to predict the right token at every position, committed ones included, so its proposal may
+revise them): see :mod:`.train`. CUDA when present, CPU otherwise.
 """
 
 from __future__ import annotations
@@ -27,14 +31,23 @@ def default_device() -> str:
 
 
 class MaskedDiffusionLM(nn.Module):
-    """Embeddings + learned positions + a pre-norm Transformer encoder + a token head on the answer positions."""
+    """Embeddings + place-value and segment embeddings + a pre-norm Transformer encoder + a token head on the
+    answer positions."""
 
     def __init__(self, digits: int, dim: int = 64, layers: int = 2, heads: int = 4) -> None:
         super().__init__()
         self.config = {"digits": digits, "dim": dim, "layers": layers, "heads": heads}
         self.prompt_length, self.answer_length = 2 * digits + 2, digits + 1
         self.embed = nn.Embedding(N_TOKENS, dim)
-        self.position = nn.Parameter(torch.randn(self.prompt_length + self.answer_length, dim) * 0.02)
+        operand = list(range(digits - 1, -1, -1))  # place values, most significant digit first
+        places = operand + [digits + 1] + operand + [digits + 1] + list(range(digits, -1, -1))
+        segments = [0] * digits + [1] + [2] * digits + [3] + [4] * (digits + 1)
+        self.register_buffer("places", torch.tensor(places), persistent=False)
+        self.register_buffer("segments", torch.tensor(segments), persistent=False)
+        self.place = nn.Embedding(digits + 2, dim)
+        self.segment = nn.Embedding(5, dim)
+        nn.init.normal_(self.place.weight, std=0.02)
+        nn.init.normal_(self.segment.weight, std=0.02)
         layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, batch_first=True, norm_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(dim)
@@ -42,7 +55,7 @@ class MaskedDiffusionLM(nn.Module):
 
     def forward(self, prompts: torch.Tensor, canvas: torch.Tensor) -> torch.Tensor:
         """Logits ``(n, answer_length, len(VOCAB))`` at the answer positions."""
-        hidden = self.embed(torch.cat([prompts, canvas], dim=1)) + self.position
+        hidden = self.embed(torch.cat([prompts, canvas], dim=1)) + self.place(self.places) + self.segment(self.segments)
         hidden = self.norm(self.encoder(hidden))
         return self.head(hidden[:, self.prompt_length:])
 

@@ -3,6 +3,8 @@
 * :func:`train_base`: the standard masked-diffusion objective. Each answer is masked at a rate drawn uniformly
   from (0, 1] per problem, and the loss is the cross-entropy at the masked positions only: the base model fills
   masks and has never learned to judge a committed token.
+* :func:`train_base_more`: the compute-matched baseline: the pre-trained base goes on with the same objective for
+  as many steps, at the same learning rates, as ReDiff's two stages, so both end with equal optimiser steps.
 * :func:`train_stage1` (ReDiff stage 1, foundational revision): besides masking, some unmasked positions are
   replaced by a wrong digit (synthetic errors; a quarter of the drafts are left without masks, as drafts are
   once every position is committed), and the loss covers every answer position, so the model learns to keep
@@ -31,6 +33,8 @@ from .cascade import speeds
 from .data import MASK, VOCAB, Problems, generate
 from .decoding import decode
 from .model import MaskedDiffusionLM, TorchDenoiser
+
+STAGE1_LR, STAGE2_LR = 1e-3, 5e-4  # peak learning rates of ReDiff's stages (and of the base's matched steps)
 
 
 @dataclass
@@ -112,8 +116,8 @@ def _run(stage: str, model: MaskedDiffusionLM, steps: int, lr: float, batch: Cal
 
 
 def train_base(model: MaskedDiffusionLM, steps: int = 1500, batch_size: int = 256, lr: float = 3e-3, seed: int = 1,
-               advance: Callable[[int], None] | None = None) -> Cost:
-    """The masked-diffusion objective (loss at masked positions)."""
+               advance: Callable[[int], None] | None = None, stage: str = "base") -> Cost:
+    """The masked-diffusion objective (loss at masked positions); ``stage`` names the returned cost."""
     rng = np.random.default_rng(seed)
     digits = model.config["digits"]
 
@@ -121,10 +125,19 @@ def train_base(model: MaskedDiffusionLM, steps: int = 1500, batch_size: int = 25
         data = problems(rng, batch_size, digits)
         return data.prompts, masked_canvas(rng, data.targets), data.targets
 
-    return _run("base", model, steps, lr, batch, everywhere=False, advance=advance)
+    return _run(stage, model, steps, lr, batch, everywhere=False, advance=advance)
 
 
-def train_stage1(model: MaskedDiffusionLM, steps: int = 500, batch_size: int = 256, lr: float = 1e-3,
+def train_base_more(model: MaskedDiffusionLM, stage1_steps: int = 500, stage2_steps: int = 300,
+                    batch_size: int = 256, seed: int = 4, advance: Callable[[int], None] | None = None) -> list[Cost]:
+    """The masked-diffusion objective for ``stage1_steps`` then ``stage2_steps`` more steps, each with its ReDiff
+    stage's learning rate and schedule (fresh optimiser): the base arm at ReDiff's total training steps."""
+    return [train_base(model, stage1_steps, batch_size, lr=STAGE1_LR, seed=seed, advance=advance, stage="base-more-1"),
+            train_base(model, stage2_steps, batch_size, lr=STAGE2_LR, seed=seed + 1, advance=advance,
+                       stage="base-more-2")]
+
+
+def train_stage1(model: MaskedDiffusionLM, steps: int = 500, batch_size: int = 256, lr: float = STAGE1_LR,
                  seed: int = 2, corruption: float = 0.15, advance: Callable[[int], None] | None = None) -> Cost:
     """ReDiff stage 1: revise synthetic corruptions (loss at every answer position)."""
     rng = np.random.default_rng(seed)
@@ -138,7 +151,7 @@ def train_stage1(model: MaskedDiffusionLM, steps: int = 500, batch_size: int = 2
     return _run("rediff-stage1", model, steps, lr, batch, everywhere=True, advance=advance)
 
 
-def train_stage2(model: MaskedDiffusionLM, steps: int = 300, batch_size: int = 256, lr: float = 5e-4,
+def train_stage2(model: MaskedDiffusionLM, steps: int = 300, batch_size: int = 256, lr: float = STAGE2_LR,
                  seed: int = 3, corruption: float = 0.15, advance: Callable[[int], None] | None = None) -> Cost:
     """ReDiff stage 2: the model's own parallel drafts, corrected toward the exact answer (every position)."""
     rng = np.random.default_rng(seed)
