@@ -58,6 +58,8 @@ def test_probing_recovers_a_planted_feature_at_its_layer() -> None:
     top = probing.peak(scores)
     assert top.layer == layer and top.auc > 0.95 and top.low <= top.auc <= top.high
     assert scores[0].auc < 0.7 and scores[1].auc < 0.7  # before the plant: labels are random
+    reading = probing.shape(scores)
+    assert not reading.flat and reading.peak == layer and reading.mid and "mid-layer" in reading.describe()
     with pytest.raises(ValueError, match="both labels"):
         probing.probe(probing.Tokens(tokens.states, np.zeros_like(tokens.labels), tokens.groups))
 
@@ -73,3 +75,24 @@ def test_penalty_clause_labels_follow_the_fines_rules() -> None:
     words = tokenizer.convert_ids_to_tokens(item.inputs["input_ids"][0].tolist())
     inside = "".join(w for w, label in zip(words, item.labels, strict=True) if label == 1)
     assert "fined" in inside and "$500" in inside.replace("Ġ", "") and "leash" not in inside
+
+
+def test_a_curve_flat_within_its_noise_names_no_peak() -> None:
+    flat = [probing.LayerScore(layer, auc, auc - 0.05, auc + 0.05) for layer, auc in enumerate([0.56, 0.57, 0.58,
+                                                                                                 0.57])]
+    reading = probing.shape(flat)
+    assert reading.flat and reading.peak is None and not reading.mid and "flat" in reading.describe()
+    assert probing.shape([probing.LayerScore(0, 0.6, float("nan"), float("nan"))]).flat  # no interval: no peak
+    rising = [probing.LayerScore(layer, auc, auc - 0.02, auc + 0.02) for layer, auc in enumerate([0.6, 0.7, 0.9])]
+    assert probing.shape(rising).peak == 2 and not probing.shape(rising).mid  # a peak at the last layer
+    fading = [probing.LayerScore(layer, auc, auc - 0.02, auc + 0.02) for layer, auc in enumerate([0.6, 0.9, 0.89])]
+    assert probing.shape(fading).peak == 1 and not probing.shape(fading).mid  # the last layer is within the noise
+
+
+def test_an_untrained_model_gives_a_flat_curve_on_random_labels() -> None:
+    model = tiny_llama(layers=4)
+    rng = np.random.default_rng(1)
+    items = [probing.Item({"input_ids": torch.from_numpy(rng.integers(0, 64, (1, 24)))}, rng.integers(0, 2, 24))
+             for _ in range(12)]
+    reading = probing.shape(probing.probe(probing.collect(model, items), folds=3, n_boot=30))
+    assert reading.flat and reading.peak is None

@@ -11,6 +11,7 @@ import typer
 
 from neurips26 import models, settings
 from neurips26.output import Format, FormatOpt, emit
+from neurips26.stats import wilson
 
 from . import forgery, gfm, penalty, probing, vision
 from .vlm import VLM, load_idefics3, tiny_idefics3
@@ -25,14 +26,17 @@ VlmOpt = Annotated[Path | None, typer.Option(help="A local Idefics3-style VLM fo
 
 
 def _curve_rows(scores: list[probing.LayerScore]) -> list[dict]:
-    top = probing.peak(scores).layer
+    top = probing.shape(scores).peak  # None when the curve is flat: no layer is marked
     return [{"layer": s.layer, "auc": round(s.auc, 3), "low": round(s.low, 3), "high": round(s.high, 3),
              "peak": "<-" if s.layer == top else ""} for s in scores]
 
 
 def _save(out: Path, name: str, scores: list[probing.LayerScore], title: str, extra: dict | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{name}.json").write_text(json.dumps({"peak": probing.peak(scores).layer, **(extra or {}),
+    reading = probing.shape(scores)
+    typer.echo(reading.describe(), err=True)
+    (out / f"{name}.json").write_text(json.dumps({"peak": reading.peak, "flat": reading.flat, "mid": reading.mid,
+                                                  "shape": reading.describe(), **(extra or {}),
                                                   "layers": [s.__dict__ for s in scores]}, indent=1))
     return probing.plot({name: scores}, out / f"{name}.png", title)
 
@@ -79,25 +83,37 @@ def vision_probe(images: Annotated[int, typer.Option(help="Generated images (a t
     typer.echo(f"plot: {plot}", err=True)
 
 
+def _accuracy_row(what: str, before: float | None, after: list[int]) -> dict:
+    low, high = wilson(float(np.mean(after)), len(after))
+    return {"what": what, "before": None if before is None else round(before, 3),
+            "after": round(float(np.mean(after)), 3), "after 95% CI": f"[{float(low):.2f}, {float(high):.2f}]",
+            "n": len(after)}
+
+
 @forensic.command("train")
-def train(images: Annotated[int, typer.Option(help="Generated training images.")] = 96,
-          test_images: Annotated[int, typer.Option(help="Generated held-out images (another seed).")] = 48,
-          steps: Annotated[int, typer.Option(help="Relay training steps (one image each).")] = 150,
+def train(images: Annotated[int, typer.Option(help="Generated training images.")] = 256,
+          test_images: Annotated[int, typer.Option(help="Generated held-out images (photographs never trained on)."
+                                                   )] = 200,
+          steps: Annotated[int, typer.Option(help="Relay optimiser steps.")] = 300,
+          batch: Annotated[int, typer.Option(help="Images per step.")] = 8,
           read_layer: Annotated[int | None, typer.Option(help="Layer the relay reads (default: the vision "
-                                                             "probe's peak among the blocks before the last two).")
-                                ] = None,
-          model: VlmOpt = None, seed: Annotated[int, typer.Option(help="Generator seed.")] = 0,
+                                                             "probe's peak before the write layers).")] = None,
+          model: VlmOpt = None, seed: Annotated[int, typer.Option(help="Generator and split seed.")] = 0,
           out: OutOpt = Path("probes"), fmt: FormatOpt = Format.table) -> None:
-    """Train the relay on authenticity labels (the VLM frozen); accuracy and late-layer probe AUC, before/after."""
+    """Train the relay on authenticity labels (the VLM frozen); held-out accuracy and late-layer probe AUC,
+    before/after. Training and held-out images come from disjoint photographs."""
     vlm = _vlm(model, "cpu")
     layers = len(vlm.text_layers)
-    train_set, test_set = forgery.generate(images, seed=seed), forgery.generate(test_images, seed=seed + 1)
+    train_photos, test_photos = forgery.split_photos(seed)
+    train_set = forgery.generate(images, seed=seed, photos=train_photos)
+    test_set = forgery.generate(test_images, seed=seed + 1, photos=test_photos)
     probe_items = vision.items(vlm, test_set)
     before = probing.probe(probing.collect(vlm.model, probe_items))
-    read = read_layer or probing.peak([s for s in before if 1 <= s.layer <= layers - 2]).layer
-    write = tuple(range(max(read + 1, layers - 1), layers + 1))
+    write = gfm.write_layers(layers)
+    read, why = (read_layer, "as asked") if read_layer else gfm.read_layer_from(before, min(write))
+    typer.echo(f"read layer {read}: {why}", err=True)
     relay = gfm.ForensicRelay(vlm.model.config.text_config.hidden_size, read, write)
-    result = gfm.train(vlm, relay, train_set, test_set, steps=steps)
+    result = gfm.train(vlm, relay, train_set, test_set, steps=steps, batch=batch, seed=seed)
     after_tokens = []
     for item in probe_items:  # the relay needs each image's token positions
         relay.at(np.flatnonzero(item.inputs["input_ids"][0].numpy() == vlm.image_token_id))
@@ -106,13 +122,14 @@ def train(images: Annotated[int, typer.Option(help="Generated training images.")
                                          np.concatenate([t.labels for t in after_tokens]),
                                          np.concatenate([np.full(len(t.labels), i)
                                                          for i, t in enumerate(after_tokens)])))
-    rows = [{"what": "authenticity accuracy (held out)", "before": round(result.accuracy_before, 3),
-             "after": round(result.accuracy_after, 3)}]
+    rows = [_accuracy_row("authenticity accuracy (held out)", result.accuracy_before, result.correct_after),
+            _accuracy_row("authenticity accuracy (training images)", None, gfm.correct(vlm, relay, train_set))]
     rows += [{"what": f"probe AUC, layer {b.layer}", "before": round(b.auc, 3), "after": round(a.auc, 3)}
              for b, a in zip(before, after, strict=True) if b.layer >= min(write)]
     emit(rows, fmt, title=f"Gated Forensic Memory: read layer {read}, write layers {list(write)}, {steps} steps")
     out.mkdir(parents=True, exist_ok=True)
     probing.plot({"before": before, "after": after}, out / "gfm.png", "probe AUC with and without the relay")
     (out / "gfm.json").write_text(json.dumps({"read_layer": read, "write_layers": list(write), "steps": steps,
+                                              "batch": batch, "held_out_photos": list(test_photos),
                                               "losses": result.losses, "rows": rows}, indent=1))
     typer.echo(f"plot: {out / 'gfm.png'}", err=True)

@@ -24,6 +24,7 @@ PHOTOS = ("astronaut", "camera", "cat", "coffee", "coins", "moon", "rocket", "gr
           "hubble_deep_field", "immunohistochemistry", "retina", "page")
 KINDS = ("authentic", "copy-move", "splice")
 CYCLE = ("authentic", "copy-move", "authentic", "splice")  # half authentic: the label prior alone scores 0.5
+WORKING_SCALE = 4  # photographs are first scaled to 4x the image size (shorter side), then cropped and resized
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,28 @@ class Forgery:
 
 
 @functools.cache
-def photo(name: str) -> np.ndarray:
-    """A scikit-image photograph as float RGB in [0, 1]."""
+def photo(name: str, side: int | None = None) -> np.ndarray:
+    """A scikit-image photograph as float RGB in [0, 1]; with ``side``, scaled down once (anti-aliased) so that
+    its shorter side is at most ``side`` pixels (crops of it then resize far faster)."""
     image = np.asarray(getattr(skdata, name)(), dtype=np.float32)
     image = image / 255.0 if image.max() > 1.0 else image
     if image.ndim == 2:
         image = np.stack([image] * 3, axis=-1)
-    return image[..., :3]
+    image = image[..., :3]
+    if side is not None and min(image.shape[:2]) > side:
+        scale = side / min(image.shape[:2])
+        shape = (round(image.shape[0] * scale), round(image.shape[1] * scale))
+        image = resize(image, shape, anti_aliasing=True).astype(np.float32)
+    return image
+
+
+def split_photos(seed: int, held_out: int = 5, photos: tuple[str, ...] = PHOTOS
+                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A seeded split of the photographs into (training, held-out) ones: images generated from the two share no
+    photograph (crops of one photograph overlap, so a split by generator seed alone is not held out)."""
+    order = np.random.default_rng(seed).permutation(len(photos))
+    test = tuple(photos[i] for i in sorted(order[:held_out]))
+    return tuple(p for p in photos if p not in test), test
 
 
 def _crop(image: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -63,19 +79,20 @@ def _ellipse(size: int, rng: np.random.Generator) -> tuple[np.ndarray, tuple[int
 
 
 def generate(n: int, size: int = 64, seed: int = 0, photos: tuple[str, ...] = PHOTOS) -> list[Forgery]:
-    """``n`` examples, kinds in turn (:data:`CYCLE`: half authentic), photographs drawn with ``seed``."""
+    """``n`` examples, kinds in turn (:data:`CYCLE`: half authentic), photographs drawn from ``photos`` with
+    ``seed`` (splice donors too, so images of disjoint ``photos`` share no photograph)."""
     rng = np.random.default_rng(seed)
     out = []
     for i in range(n):
         kind = CYCLE[i % len(CYCLE)]
         name = photos[int(rng.integers(len(photos)))]
-        image = _crop(photo(name), size, rng)
+        image = _crop(photo(name, WORKING_SCALE * size), size, rng)
         mask = np.zeros((size, size), bool)
         if kind != "authentic":
             region, (h, w) = _ellipse(size, rng)
             donor = image if kind == "copy-move" else _crop(
-                photo(photos[(photos.index(name) + 1 + int(rng.integers(len(photos) - 1))) % len(photos)]),
-                size, rng)
+                photo(photos[(photos.index(name) + 1 + int(rng.integers(len(photos) - 1))) % len(photos)],
+                      WORKING_SCALE * size), size, rng)
             sy, sx = int(rng.integers(0, size - h + 1)), int(rng.integers(0, size - w + 1))
             ty, tx = int(rng.integers(0, size - h + 1)), int(rng.integers(0, size - w + 1))
             patch = donor[sy:sy + h, sx:sx + w].copy()

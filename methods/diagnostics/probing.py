@@ -4,8 +4,12 @@
 ``output_hidden_states`` and keeps, for every labelled token, its hidden state at every layer (index 0: the
 embeddings; index i: the output of block i). :func:`probe` fits one logistic-regression probe per layer with
 cross-validation grouped by document (no document's tokens are both trained and tested on), scores the
-out-of-fold predictions by ROC AUC, and gives each AUC a 95% interval by bootstrapping documents. The peak layer
-is the layer of highest AUC.
+out-of-fold predictions by ROC AUC, and gives each AUC a 95% interval by bootstrapping documents.
+
+:func:`shape` reads the curve: it is **flat** when the lowest layer's AUC lies inside the best layer's 95% interval
+(max - min AUC within the noise), which is what an untrained model shows, and then no peak is named; otherwise the
+peak is the layer of highest AUC, and it is a **mid-layer** peak when it is neither the first nor the last layer and
+the last layer's AUC lies below the peak's interval (the signal fades before the output).
 """
 
 from __future__ import annotations
@@ -115,6 +119,39 @@ def peak(scores: Sequence[LayerScore]) -> LayerScore:
     return max(scores, key=lambda s: s.auc)
 
 
+@dataclass(frozen=True)
+class Shape:
+    """What a probe curve shows (see the module docstring)."""
+
+    flat: bool
+    peak: int | None  # the peak layer; None when the curve is flat
+    mid: bool  # a peak inside the network that fades by the last layer
+    spread: float  # max - min AUC over layers
+    noise: float  # the best layer's AUC minus its interval's lower bound
+
+    def describe(self) -> str:
+        """One line for people."""
+        if self.flat:
+            return (f"flat: max - min AUC {self.spread:.3f} is within the noise ({self.noise:.3f}); no layer stands "
+                    "out (an untrained model shows this)")
+        where = "a mid-layer peak that fades by the last layer" if self.mid else "no mid-layer peak"
+        return f"peak at layer {self.peak} (max - min AUC {self.spread:.3f}, noise {self.noise:.3f}): {where}"
+
+
+def shape(scores: Sequence[LayerScore]) -> Shape:
+    """Flat, peaked, mid-layer peaked: the reading of a probe curve (see the module docstring)."""
+    if not scores:
+        raise ValueError("no layer scores")
+    top, low = peak(scores), min(scores, key=lambda s: s.auc)
+    spread, noise = top.auc - low.auc, top.auc - top.low
+    if not (spread > noise):  # also flat when the interval is undefined (nan)
+        return Shape(True, None, False, spread, noise)
+    last = max(scores, key=lambda s: s.layer)
+    first = min(scores, key=lambda s: s.layer)
+    mid = top.layer not in (first.layer, last.layer) and last.auc < top.low
+    return Shape(False, top.layer, mid, spread, noise)
+
+
 def plot(curves: dict[str, Sequence[LayerScore]], path: Path, title: str = "") -> Path:
     """AUC per layer with its interval, one line per curve, each peak marked."""
     import matplotlib  # lazy: plotting only
@@ -127,9 +164,9 @@ def plot(curves: dict[str, Sequence[LayerScore]], path: Path, title: str = "") -
         x = [s.layer for s in scores]
         line, = ax.plot(x, [s.auc for s in scores], marker="o", label=name)
         ax.fill_between(x, [s.low for s in scores], [s.high for s in scores], alpha=0.2, color=line.get_color())
-        top = peak(scores)
-        ax.annotate(f"peak {top.layer}", (top.layer, top.auc), textcoords="offset points", xytext=(0, 8),
-                    ha="center", color=line.get_color())
+        top, reading = peak(scores), shape(scores)
+        ax.annotate("flat" if reading.flat else f"peak {top.layer}", (top.layer, top.auc), textcoords="offset points",
+                    xytext=(0, 8), ha="center", color=line.get_color())
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("layer (0: embeddings)")
     ax.set_ylabel("probe ROC AUC (95% interval)")
