@@ -11,6 +11,7 @@ import pytest
 import torch
 from neurips26.corpora.fic import build as fic_build
 from neurips26.methods.fic import distill as fic_distill
+from neurips26.methods.fic.chatids import ChatIds
 from neurips26.methods.fic.distill import DistillConfig, distill, student_messages, teacher_messages
 from neurips26.methods.fic.protocol import task_name
 from neurips26.methods.fic.simulator import SETTINGS
@@ -109,7 +110,7 @@ def test_distillation_moves_the_student_toward_the_teacher(tiny: Path) -> None:
     rows = [{"shards": ["I need a quick calculation.", f"Start with {a}.", "Add 3.", "Answer with the number only."]}
             for a in (4, 7)]
     teacher = AutoModelForCausalLM.from_pretrained(tiny)
-    responses = fic_distill.teacher_responses(teacher, tokenizer, rows, 6, "cpu")
+    responses = fic_distill.teacher_responses(teacher, ChatIds(tokenizer), rows, 6)
     for lora in (True, False):
         model = AutoModelForCausalLM.from_pretrained(tiny)
         before = view_kl(model, teacher, tokenizer, rows, responses)

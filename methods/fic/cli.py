@@ -96,6 +96,9 @@ def distill(
     = True,
     lora_rank: Annotated[int, typer.Option(min=1, help="LoRA rank.")] = 8,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Teacher response tokens.")] = 64,
+    on_policy: Annotated[bool, typer.Option("--on-policy/--ack", help=(
+        "The student's sharded view holds its own replies between shards (FiC's), or a fixed acknowledgement."))]
+    = True,
     teacher_view: Annotated[str, typer.Option(
         help="The teacher's single-turn view: concat (the shards as one list, FiC's) or full (the original prompt).")]
     = "concat",
@@ -147,7 +150,7 @@ def distill(
         before, scores_before = evaluate(backend.wrap(model, tokenizer, batch_size), spec, out / "before",
                                          model_name=name, model_args=args, root=data, bar=bar)
         config = DistillConfig(steps=steps, lr=lr, lora=lora, lora_rank=lora_rank, max_new_tokens=max_new_tokens,
-                               seed=seed, teacher_view=teacher_view)
+                               seed=seed, teacher_view=teacher_view, on_policy=on_policy)
         student, cost = train(model, tokenizer, train_rows, config, where, bar("distilling", steps))
         student.save_pretrained(out / "student")
         tokenizer.save_pretrained(out / "student")

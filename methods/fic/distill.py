@@ -1,17 +1,21 @@
-"""View-asymmetric self-distillation (FiC's training baseline).
+"""View-asymmetric self-distillation, on-policy (FiC's training method).
 
-The same model plays two roles. The **teacher** is a frozen copy that sees the single-turn *concatenated* view
-of a train instruction and generates its response (greedy). The **student** sees the *multi-turn* view of the
-same instruction (shards as user turns, a fixed acknowledgement as each intermediate assistant turn) followed
-by the teacher's response tokens, and is trained to match the teacher's next-token distribution on those
-tokens: loss = KL(p_teacher || p_student), summed over the vocabulary, averaged over response tokens.
+The same model plays two roles. The **teacher** is a frozen copy that sees a single-turn view of a train
+instruction (``concat``: every shard in one turn; ``full``: the original prompt) and answers it greedily. The
+**student** sees the *sharded* multi-turn view of the same instruction **with its own replies**: each shard is a
+user turn and, before the next shard, the current student generates its reply (sampled, ``turn_temperature``),
+regenerated at every step (on-policy). After the last shard come the teacher's response tokens, and the student
+is trained to match the teacher's next-token distribution on them: loss = KL(p_teacher || p_student), summed over
+the vocabulary, averaged over response tokens and then over the batch.
 
-LoRA (peft, rank ``lora_rank`` on the attention projections; the teacher is the base with the adapter
-disabled) or full fine-tuning (the teacher a frozen deep copy). Train instructions come from the ``train`` split,
-disjoint from the evaluated ``test`` split. CUDA when present, else CPU.
+Controls at equal steps (``student_view``): ``concat`` (the student sees the concatenated single-turn view:
+fine-tuning on concatenated instructions, same targets) and ``teacher`` (the student sees the teacher's own view:
+no view asymmetry, hence no distillation signal). ``on_policy=False`` puts a fixed acknowledgement (``ACK``) in
+place of the student's replies (the earlier, off-policy variant).
 
-Deviation to note: the student's intermediate assistant turns are a fixed acknowledgement, not its own sampled
-replies (cheaper; on-policy turns are left as an option for later).
+LoRA (peft, rank ``lora_rank`` on the attention projections; the teacher is the base with the adapter disabled)
+or full fine-tuning (the teacher a frozen deep copy). Train instructions come from the ``train`` split, disjoint
+from the evaluated ``test`` split. CUDA when present, else CPU.
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from .chatids import ChatIds, generate
 from .simulator import CONCAT_LEAD, bullets
 
 ACK = "Got it. Please go on."
+STUDENT_VIEWS = ("sharded", "concat", "teacher")
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,16 @@ class DistillConfig:
     lr: float = 2e-4
     lora: bool = True
     lora_rank: int = 8
-    max_new_tokens: int = 64
+    max_new_tokens: int = 64  # teacher response tokens
     seed: int = 0
     teacher_view: str = "concat"  # or "full": the original single-turn prompt
+    student_view: str = "sharded"  # FiC; "concat" and "teacher" are the controls
+    on_policy: bool = True  # sharded view: the student's own replies between shards (else ACK)
+    turn_tokens: int = 32  # tokens of each of the student's own intermediate replies
+    turn_temperature: float = 1.0
+    batch_size: int = 1  # instructions per optimiser step
+    weight_decay: float = 0.0
+    anchor: float = 0.0  # weight of the same KL on the teacher's own view (keeps the single-turn answers)
 
 
 @dataclass
@@ -54,6 +67,7 @@ class Cost:
     train_seconds: float = 0.0
     steps: int = 0
     response_tokens: int = 0
+    context_tokens: int = 0  # tokens of the student's contexts (its own replies included)
     trainable_params: int = 0
     peak_memory_mb: float = 0.0
     device: str = "cpu"
@@ -73,34 +87,58 @@ def teacher_messages(instruction: Mapping[str, Any], view: str = "concat") -> li
     return [{"role": "user", "content": f"{CONCAT_LEAD}\n{bullets(list(instruction['shards']))}"}]
 
 
-def student_messages(instruction: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The student's view: one user turn per shard, a fixed acknowledgement between them."""
+def student_messages(instruction: Mapping[str, Any], replies: Sequence[str] | None = None) -> list[dict[str, str]]:
+    """The sharded view as text: one user turn per shard, ``replies[k]`` (else ``ACK``) after shard ``k``."""
     messages: list[dict[str, str]] = []
     for i, shard in enumerate(instruction["shards"]):
         if i:
-            messages.append({"role": "assistant", "content": ACK})
+            messages.append({"role": "assistant", "content": replies[i - 1] if replies else ACK})
         messages.append({"role": "user", "content": shard})
     return messages
 
 
 def chat_ids(tokenizer: Any, messages: list[dict[str, str]]) -> list[int]:
+    """``messages`` through the tokenizer's chat template, with the generation prompt."""
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 
-@torch.no_grad()
-def teacher_responses(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], max_new_tokens: int,
-                      device: str, teacher: Callable[[], AbstractContextManager] = nullcontext,
-                      view: str = "concat") -> list[list[int]]:
-    """The teacher's greedy response token ids on each instruction's single-turn view (ending at end-of-turn)."""
-    out = []
-    for row in rows:
-        prompt = torch.tensor([chat_ids(tokenizer, teacher_messages(row, view))], device=device)
-        with teacher():
-            generated = model.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False,
-                                       max_new_tokens=max_new_tokens, pad_token_id=tokenizer.eos_token_id)
-        out.append(generated[0, prompt.shape[1]:].tolist())
-    return out
+def sharded_on_policy(model: Any, chat: ChatIds, rows: Sequence[Mapping[str, Any]], *, turn_tokens: int,
+                      temperature: float, generator: torch.Generator | None = None) -> list[list[int]]:
+    """Each row's sharded conversation up to its answer: shard 1, the model's own reply, shard 2, ..., the last
+    shard and the generation prompt (the replies generated now, in lockstep, by ``model``)."""
+    ids = [chat.prefix() + chat.user(row["shards"][0]) + chat.open_reply() for row in rows]
+    for k in range(1, max(len(row["shards"]) for row in rows)):
+        active = [i for i, row in enumerate(rows) if len(row["shards"]) > k]
+        replies = generate(model, [ids[i] for i in active], chat.end, max_new_tokens=turn_tokens,
+                           temperature=temperature, generator=generator)
+        for i, reply in zip(active, replies, strict=True):
+            ids[i] += chat.close_reply(reply) + chat.user(rows[i]["shards"][k]) + chat.open_reply()
+    return ids
+
+
+def student_contexts(model: Any, chat: ChatIds, rows: Sequence[Mapping[str, Any]], config: DistillConfig,
+                     generator: torch.Generator | None = None) -> list[list[int]]:
+    """The student's view of each row under ``config.student_view`` (see the module doc)."""
+    if config.student_view == "teacher":
+        return [chat.conversation(teacher_messages(row, config.teacher_view)) for row in rows]
+    if config.student_view == "concat":
+        return [chat.conversation(teacher_messages(row, "concat")) for row in rows]
+    if config.student_view != "sharded":
+        raise ValueError(f"student view {config.student_view!r}: one of {', '.join(STUDENT_VIEWS)}")
+    if not config.on_policy:
+        return [chat.conversation(student_messages(row)) for row in rows]
+    return sharded_on_policy(model, chat, rows, turn_tokens=config.turn_tokens, temperature=config.turn_temperature,
+                             generator=generator)
+
+
+def teacher_responses(model: Any, chat: ChatIds, rows: Sequence[Mapping[str, Any]], max_new_tokens: int,
+                      view: str = "concat", teacher: Callable[[], AbstractContextManager] = nullcontext
+                      ) -> list[list[int]]:
+    """The teacher's greedy response ids on each row's single-turn view (ending with end-of-turn when reached)."""
+    with teacher():
+        return generate(model, [chat.conversation(teacher_messages(row, view)) for row in rows], chat.end,
+                        max_new_tokens=max_new_tokens)
 
 
 def kl_on_response(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch.Tensor:
@@ -111,9 +149,19 @@ def kl_on_response(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -
 
 
 def response_logits(model: Any, context: list[int], response: list[int], device: str) -> torch.Tensor:
-    ids = torch.tensor([context + response], device=device)
-    logits = model(input_ids=ids).logits[0]
-    return logits[len(context) - 1:len(context) + len(response) - 1]  # position t predicts token t + 1
+    """The logits predicting each ``response`` token after ``context`` (``[len(response), vocab]``)."""
+    return batch_response_logits(model, [context], [response], device)[0]
+
+
+def batch_response_logits(model: Any, contexts: Sequence[list[int]], responses: Sequence[list[int]],
+                          device: str) -> list[torch.Tensor]:
+    """:func:`response_logits` of several sequences in one right-padded forward pass."""
+    sequences = [list(c) + list(r) for c, r in zip(contexts, responses, strict=True)]
+    width = max(len(s) for s in sequences)
+    ids = torch.tensor([s + [0] * (width - len(s)) for s in sequences], device=device)
+    mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sequences], device=device)
+    logits = model(input_ids=ids, attention_mask=mask).logits
+    return [logits[b, len(c) - 1:len(c) + len(r) - 1] for b, (c, r) in enumerate(zip(contexts, responses, strict=True))]
 
 
 def _peak_mb(device: str) -> float:
@@ -123,10 +171,13 @@ def _peak_mb(device: str) -> float:
 
 
 def distill(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], config: DistillConfig, device: str,
-            advance: Callable[[int], None] | None = None) -> tuple[Any, Cost]:
-    """Train ``model`` on ``rows`` (train instructions) by view-asymmetric self-distillation; returns the trained
-    model (LoRA merged into the weights) and the cost."""
+            advance: Callable[[int], None] | None = None, chat: ChatIds | None = None) -> tuple[Any, Cost]:
+    """Train ``model`` on ``rows`` (train instructions) by view-asymmetric self-distillation (``config``); returns
+    the trained model (LoRA merged into the weights) and the cost. ``chat`` maps text to the model's ids (default:
+    the tokenizer's own)."""
+    chat = chat or ChatIds(tokenizer)
     torch.manual_seed(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)
     cost = Cost(device=device)
     if config.lora:
         from peft import LoraConfig, get_peft_model
@@ -141,28 +192,35 @@ def distill(model: Any, tokenizer: Any, rows: Sequence[Mapping[str, Any]], confi
         teacher = nullcontext
     student.eval()
     started = time.perf_counter()
-    responses = teacher_responses(teacher_model, tokenizer, rows, config.max_new_tokens, device, teacher,
-                                  config.teacher_view)
+    responses = teacher_responses(teacher_model, chat, rows, config.max_new_tokens, config.teacher_view, teacher)
+    kept = [(row, response) for row, response in zip(rows, responses, strict=True) if response]
+    teacher_contexts = [chat.conversation(teacher_messages(row, config.teacher_view)) for row, _ in kept]
     cost.teacher_seconds = time.perf_counter() - started
-    examples = [(chat_ids(tokenizer, teacher_messages(r, config.teacher_view)),
-                 chat_ids(tokenizer, student_messages(r)), response)
-                for r, response in zip(rows, responses, strict=True) if response]
     params = [p for p in student.parameters() if p.requires_grad]
     cost.trainable_params = sum(p.numel() for p in params)
-    optimizer = torch.optim.AdamW(params, lr=config.lr)
+    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
     order = random.Random(config.seed)
     started = time.perf_counter()
-    student.train()
     for step in range(config.steps):
-        teacher_ctx, student_ctx, response = examples[order.randrange(len(examples))]
-        with torch.no_grad(), teacher():
-            target = response_logits(teacher_model, teacher_ctx, response, device)
-        loss = kl_on_response(response_logits(student, student_ctx, response, device), target)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        picked = [order.randrange(len(kept)) for _ in range(config.batch_size)]
+        contexts = student_contexts(student, chat, [kept[i][0] for i in picked], config, generator)
+        cost.context_tokens += sum(len(c) for c in contexts)
+        answers = [kept[i][1] for i in picked]
+        with torch.no_grad(), teacher():  # batched as the student's batch: identical views give identical logits
+            targets = batch_response_logits(teacher_model, [teacher_contexts[i] for i in picked], answers, device)
+        student.train()
+        logits = batch_response_logits(student, contexts, answers, device)
+        loss = torch.stack([kl_on_response(s, t) for s, t in zip(logits, targets, strict=True)]).mean()
+        if config.anchor:
+            own = batch_response_logits(student, [teacher_contexts[i] for i in picked], answers, device)
+            loss = loss + config.anchor * torch.stack([kl_on_response(s, t)
+                                                       for s, t in zip(own, targets, strict=True)]).mean()
+        optimizer.zero_grad(set_to_none=False)
+        if loss.item() != 0.0:  # an exact 0 (student view and weights the teacher's) has a zero gradient, whose
+            loss.backward()  # float residue (~1e-9) Adam would otherwise scale up to steps of size lr
         optimizer.step()
         cost.final_loss = float(loss.detach())
-        cost.response_tokens += len(response)
+        cost.response_tokens += sum(len(a) for a in answers)
         cost.steps = step + 1
         if advance:
             advance(1)
