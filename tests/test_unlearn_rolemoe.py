@@ -11,7 +11,7 @@ import pytest
 import torch
 from neurips26.methods.unlearn import data, prompts, train
 from neurips26.methods.unlearn.methods import get
-from neurips26.methods.unlearn.rolemoe import losses, routing
+from neurips26.methods.unlearn.rolemoe import losses, ownership, routing
 from neurips26.methods.unlearn.rolemoe import train as rolemoe
 from neurips26.methods.unlearn.rolemoe.model import RoleMoE
 
@@ -134,3 +134,47 @@ def test_rolemoe_method_end_to_end_saves_and_reloads(tokenizer, tmp_path: Path) 
     enc = tokenizer([prompts.render(tokenizer, FORGET[0].prompt)], return_tensors="pt", add_special_tokens=False)
     tokens = again.generate(**enc, max_new_tokens=3, do_sample=False, pad_token_id=tokenizer.pad_token_id)
     assert tokens.shape[1] == enc["input_ids"].shape[1] + 3
+
+
+def test_owners_give_every_role_its_own_expert_and_purity_reads_the_gates() -> None:
+    owner = ownership.owners(["b", "a", "c", "a"], 4)
+    assert owner == {"a": 0, "b": 1, "c": 2} and ownership.exclusive(owner, ["b"])
+    shared = ownership.owners(["a", "b", "c"], 2)  # fewer experts than roles: a and c share expert 0
+    assert shared["a"] == shared["c"] == 0 and not ownership.exclusive(shared, ["a"])
+    gates = np.array([[0.9, 0.1, 0.0], [0.5, 0.0, 0.5], [0.0, 0.2, 0.8], [0.1, 0.9, 0.0]])
+    pure = ownership.purity(gates, ["a", "a", "c", "b"], {"a": 0, "b": 1, "c": 2}, ["a", "c"])
+    assert pure["per_role"] == {"a": pytest.approx(0.7), "c": pytest.approx(0.8)}
+    assert pure["mean"] == pytest.approx(0.75) and pure["argmax_share"] == 1.0  # a's 0.5/0.5 tie counts for 0
+    assert pure["experts_used"] == [0, 2] and pure["n_experts_used"] == 2 and pure["exclusive"]
+
+
+def test_top_k_routing_keeps_only_the_largest_gates() -> None:
+    from neurips26.methods.unlearn.rolemoe.model import MoEConfig, Router
+
+    router = Router(8, MoEConfig(experts=5, router_hidden=16))
+    features = torch.randn(6, 8)
+    soft, hard = router(features), router(features, top_k=2)
+    assert torch.allclose(hard.sum(-1), torch.ones(6)) and ((hard > 0).sum(-1) == 2).all()
+    assert torch.equal(hard.argmax(-1), soft.argmax(-1))
+    assert torch.allclose(router(features, top_k=5), soft)
+
+
+def test_owned_routing_sends_each_role_to_its_expert_and_forgets_only_the_targets(tokenizer) -> None:  # noqa: F811
+    cfg = train.TrainConfig(steps=3, batch_size=4, max_length=96, lora_r=2, lora_alpha=4, moe_experts=2,
+                            moe_steps=25, moe_lr=2e-2, lr=1e-2, moe_routing="owned", router_batch=16)
+    moe, _, trained, log = rolemoe.specialise(tiny_model(tokenizer), tokenizer, FORGET + RETAIN, cfg)
+    assert moe.cfg.experts == 4 and moe.cfg.top_k == 1  # at least one expert per role
+    assert moe.owner == ownership.owners(list(VOICES), 4)
+    assert log[-1]["routing"] < log[0]["routing"] / 4
+    gates, roles = moe.prompt_routing
+    pure = ownership.purity(gates, roles, moe.owner, ["Captain Odessa Vane"])
+    assert pure["mean"] == 1.0 and pure["n_experts_used"] == 1 and pure["exclusive"]
+    experts = rolemoe.targets_experts(moe, trained, ["Captain Odessa Vane"])
+    assert experts == [moe.owner["Captain Odessa Vane"]]
+    retain_batch = data.collate(data.encode(tokenizer, RETAIN, 96), tokenizer.pad_token_id)
+    with torch.no_grad():
+        retain_before = moe(**retain_batch).logits
+    cfg.moe_forget_loss = "gd"
+    rolemoe.forget_experts(moe, tokenizer, FORGET, RETAIN, experts, cfg)
+    with torch.no_grad():  # top-1 routing: the retain roles never pass through the target's expert
+        assert torch.allclose(moe(**retain_batch).logits, retain_before, atol=1e-5)

@@ -36,6 +36,10 @@ def unlearn(
     disentanglement_weight: Annotated[float, typer.Option(help="rolemoe: weight of the expert overlap.")] = 0.1,
     moe_forget_top: Annotated[int, typer.Option(min=1, help="rolemoe: experts forgotten per target role (its most "
                                                             "used).")] = 1,
+    moe_routing: Annotated[str, typer.Option(help="rolemoe: learned (router trained by -I(role; expert)) or owned "
+                                                  "(one expert per role, router taught the owners, top-1).")]
+    = "learned",
+    moe_forget_loss: Annotated[str, typer.Option(help="rolemoe: stage-2 forgetting loss, npo or gd.")] = "npo",
     eval_limit: Annotated[int, typer.Option(min=0, help="Test questions per set (forget, retain, general); 0: all.")]
     = 24,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens generated per response.")] = 48,
@@ -65,7 +69,8 @@ def unlearn(
                                   npo_beta=npo_beta, npo_retain_weight=npo_retain_weight, seed=seed,
                                   moe_experts=moe_experts, moe_steps=moe_steps, moe_batch_size=moe_batch_size,
                                   moe_lr=moe_lr, specialization_weight=specialization_weight,
-                                  disentanglement_weight=disentanglement_weight, moe_forget_top=moe_forget_top)
+                                  disentanglement_weight=disentanglement_weight, moe_forget_top=moe_forget_top,
+                                  moe_routing=moe_routing, moe_forget_loss=moe_forget_loss)
     eval_cfg = evaluate.EvalConfig(limit=eval_limit or None, max_new_tokens=max_new_tokens,
                                    batch_size=eval_batch_size)
 

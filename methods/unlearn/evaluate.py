@@ -23,6 +23,7 @@ class EvalConfig:
     limit: int | None = 24  # test questions per set (forget, retain, general); None: all
     max_new_tokens: int = prompts.MAX_NEW_TOKENS
     batch_size: int = 16
+    roles: tuple[str, ...] | None = None  # only these roles' test questions (None: every role)
 
 
 @dataclass
@@ -64,8 +65,9 @@ def evaluate(model, tokenizer, folder: Path, forget: str, original, system: str 
     """Generate and score; ``system`` is prepended to every prompt (the refusal baseline's instruction)."""
     cfg = cfg or EvalConfig()
     cut = slice(None, cfg.limit)
-    rows = {"forget": data.load_rows(folder, forget, "forget_test")[cut],
-            "retain": data.load_rows(folder, forget, "retain_test")[cut],
+    kept = (lambda rows: rows) if cfg.roles is None else (lambda rows: [r for r in rows if r["role"] in cfg.roles])
+    rows = {"forget": kept(data.load_rows(folder, forget, "forget_test"))[cut],
+            "retain": kept(data.load_rows(folder, forget, "retain_test"))[cut],
             "general": data.load_general(folder)[cut]}
     items = [(name, r) for name in ("forget", "retain", "general") for r in rows[name]]
     texts = [prompts.render(tokenizer, prompts.general_prompt(r["instruction"]) if name == "general"

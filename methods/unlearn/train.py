@@ -43,6 +43,10 @@ class TrainConfig:
     specialization_weight: float = 1.0
     disentanglement_weight: float = 0.1
     moe_forget_top: int = 1
+    moe_routing: str = "learned"  # learned: router trained by -I(role; expert); owned: one expert per role
+    route_weight: float = 1.0  # owned: weight of the router's cross-entropy against each role's own expert
+    router_batch: int = 256  # owned: prompts per step for the router's loss
+    moe_forget_loss: str = "npo"  # stage 2: npo or gd (-NLL on the forget set), + retain_weight * NLL(retain)
 
     @property
     def learning_rate(self) -> float:

@@ -33,6 +33,7 @@ class MoEConfig:
     router_hidden: int = 64
     window: int = 64  # prompt tokens the router reads (the last ones, as training keeps them)
     seed: int = 0
+    top_k: int = 0  # 0: soft gates over every expert; k: only the k largest gates, renormalised
 
 
 class Routing:
@@ -80,8 +81,17 @@ class Router(nn.Module):
         self.register_buffer("center", torch.zeros(dim))
         self.register_buffer("spread", torch.ones(dim))
 
-    def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.net((features - self.center) / self.spread), dim=-1)
+    def logits(self, features: torch.Tensor) -> torch.Tensor:
+        """Unnormalised expert scores of standardised features: [batch, E]."""
+        return self.net((features - self.center) / self.spread)
+
+    def forward(self, features: torch.Tensor, top_k: int = 0) -> torch.Tensor:
+        gates = torch.softmax(self.logits(features), dim=-1)
+        if 0 < top_k < gates.shape[-1]:
+            kept = torch.zeros_like(gates).scatter_(-1, gates.topk(top_k, dim=-1).indices, 1.0)
+            gates = gates * kept
+            gates = gates / gates.sum(-1, keepdim=True)
+        return gates
 
 
 class RoleMoE(nn.Module):
@@ -118,16 +128,19 @@ class RoleMoE(nn.Module):
         return torch.einsum("btd,bt->bd", embedded, weights)
 
     def gates(self, input_ids: torch.Tensor, prompt_mask: torch.Tensor) -> torch.Tensor:
-        """The experts' weights for each sequence: [batch, E], rows summing to 1."""
-        return self.router(self.prompt_features(input_ids, prompt_mask))
+        """The experts' weights for each sequence: [batch, E], rows summing to 1 (only the ``top_k`` largest
+        non-zero when ``cfg.top_k`` is set)."""
+        return self.router(self.prompt_features(input_ids, prompt_mask), self.cfg.top_k)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                labels: torch.Tensor | None = None, **kwargs):
+                labels: torch.Tensor | None = None, gates: torch.Tensor | None = None, **kwargs):
         """The wrapped model's output; the router reads the prompt (labels -100 and attended, when labels are
-        given, else every attended token)."""
-        mask = torch.ones_like(input_ids) if attention_mask is None else attention_mask
-        prompt = mask.bool() & (labels == -100) if labels is not None else mask
-        self.routing.gates = self.gates(input_ids, prompt)
+        given, else every attended token), unless ``gates`` [batch, E] are given (routing by the known role)."""
+        if gates is None:
+            mask = torch.ones_like(input_ids) if attention_mask is None else attention_mask
+            prompt = mask.bool() & (labels == -100) if labels is not None else mask
+            gates = self.gates(input_ids, prompt)
+        self.routing.gates = gates
         return self.model(input_ids=input_ids, attention_mask=attention_mask, labels=labels, **kwargs)
 
     @torch.no_grad()
