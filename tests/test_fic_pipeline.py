@@ -115,7 +115,8 @@ def test_distillation_moves_the_student_toward_the_teacher(tiny: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(tiny)
         before = view_kl(model, teacher, tokenizer, rows, responses)
         student, cost = distill(model, tokenizer, rows, DistillConfig(steps=12, lr=1e-2 if lora else 1e-3,
-                                                                              lora=lora, max_new_tokens=6),
+                                                                              lora=lora, max_new_tokens=6,
+                                                                              on_policy=False),
                                 "cpu")
         after = view_kl(student, teacher, tokenizer, rows, responses)
         assert after < before, f"lora={lora}: the KL to the teacher did not fall"
