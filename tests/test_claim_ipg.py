@@ -50,6 +50,7 @@ def test_tiny_claim_writes_paired_arms_at_equal_compute(tmp_path: Path) -> None:
     for name in ("ipg", "attribution_patching"):
         agreement = res["rank_agreement"][name]
         assert -1 <= agreement["ci95"][0] <= agreement["ci95"][1] <= 1 and len(agreement["per_seed"]) == 3
+    assert set(res["ipg_minus_attribution_patching"]) == {"k=4", "k=16"}
     assert res["task"]["items"] == 45 and 0 <= res["task"]["expected_accuracy"] <= 1
     assert "tiny randomly initialised" in res["model"]
 

@@ -41,7 +41,7 @@ from neurips26.methods.ipg.validation import random_k, top_k
 from scipy.stats import rankdata
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-from claims.core import CLAIMS, Arm, Outcome
+from claims.core import CLAIMS, Arm, Outcome, interval
 from neurips26 import models
 
 METHOD, RANDOM, GRADIENT = "ipg-top-k", "random-k", "attribution-patching-top-k"
@@ -208,6 +208,11 @@ def ipg_claim(scale: str, seeds: list[int]) -> Outcome:
     compute = {"train_steps": 0, "ipg_completions_per_item": setting.steps * setting.samples,
                "attribution_items": setting.attribute}
     conditions = {f"k={k}": arms(runs, k, compute) for k in setting.ks if k != setting.headline}
+    versus_gradient = {}  # IPG against the gradient method it is meant to improve on, paired the same way
+    for k in setting.ks:
+        by_arm = arms(runs, k, compute)
+        effect, ci = interval(by_arm[METHOD], by_arm[GRADIENT])
+        versus_gradient[f"k={k}"] = {"effect": effect, "ci95": list(ci)}
     ends = np.concatenate([r["ends"] for r in runs])
     sums = np.concatenate([r["ipg"].sum(1) for r in runs])
     return Outcome(
@@ -218,6 +223,7 @@ def ipg_claim(scale: str, seeds: list[int]) -> Outcome:
             "task": {"name": "one-digit additions that carry, two-line few-shot prefix", "items": len(items),
                      "expected_accuracy": float(base.mean()), "greedy_accuracy_lower_bound": float((base > .5).mean())},
             "settings": {k: v for k, v in vars(setting).items() if k != "layers"},
+            "ipg_minus_attribution_patching": versus_gradient,
             "held_out_base_accuracy": [float(r["base"].mean()) for r in runs],
             "rank_agreement": {
                 "units": f"{setting.patch} top |IPG| and {setting.patch} random neurons, zero-ablated one at a "
