@@ -1,13 +1,14 @@
 """bgrpo beside every registered selector on generated CLoVR, train and test disjoint.
 
 Train: the generator's release with seed 1 (``--train-sets`` sets of 3 videos), built into a temporary
-folder; ``bgrpo`` is trained on its questions' evidence spans and written where the selector reads it
-by default (``<cache>/frameselect/bgrpo``). Test: the default release (seed 0, 33 questions), never seen in
-training. Every selector picks 8/16/32 frames of each test question's pool (descriptor encoder, 2
-candidates per second); the questions are those every selector ran on (query-aware selectors refuse
-questions whose wording names no colour). Reported per selector and budget: the selection-level
-evaluators (evidence recall, coverage) and an answer-level score, the accuracy of the descriptor graph
-readout (HOLMES's ``uniform`` readout, no gates) answering from exactly the selected frames.
+folder; ``bgrpo`` is pre-trained on its questions' evidence spans, updated by GRPO with HOLMES's
+descriptor readout as the frozen answerer of the reward (``frameselect_readout``), and written where the
+selector reads it by default (``<cache>/frameselect/bgrpo``). Test: the default release (seed 0, 33
+questions), never seen in training. Every selector picks 8/16/32 frames of each test question's pool
+(descriptor encoder, 2 candidates per second); the questions are those every selector ran on
+(query-aware selectors refuse questions whose wording names no colour). Reported per selector and budget:
+the selection-level evaluators (evidence recall, coverage) and an answer-level score, the accuracy of the
+descriptor graph readout (HOLMES's ``uniform`` readout, no gates) answering from exactly the selected frames.
 
     python bench/frameselect_bgrpo.py                     # ~10 min on 2 busy cores
     python bench/frameselect_bgrpo.py --limit 12 --budgets 8,16
@@ -22,10 +23,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from frameselect_readout import ReadoutAnswerer
 from neurips26.corpora.clovr.build import build, default_raw
 from neurips26.methods.frameselect import SELECTORS, benchmarks, runner
-from neurips26.methods.frameselect.bgrpo import Config, card, train
-from neurips26.methods.frameselect.bgrpo.data import examples
+from neurips26.methods.frameselect.bgrpo import Config, card, example, train
+from neurips26.methods.frameselect.bgrpo.reward import AnswerReward
 from neurips26.methods.frameselect.pool import build_pool
 from neurips26.methods.frameselect.selectors.bgrpo import default_model
 from neurips26.methods.holmes.graph import BindingGraph
@@ -47,6 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--train-sets", type=int, default=4, help="sets of the seed-1 train release")
     p.add_argument("--members", type=int, default=5)
     p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--lr", type=float, default=20.0, help="GRPO's step size")
     p.add_argument("--candidate-fps", type=float, default=2.0)
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "out" / "frameselect_bgrpo.json")
     return p.parse_args(argv)
@@ -84,10 +87,16 @@ def main(argv: list[str] | None = None) -> None:
         console.print("building the train (seed 1) and test (seed 0) releases")
         build(raw=default_raw(seed=1) if args.train_sets == 3 else _raw(args.train_sets, Path(tmp)), out=train_folder)
         build(raw=default_raw(seed=0), out=test_folder)
-        train_set = examples("clovr", train_folder, args.candidate_fps, cache=cache)
-        config = Config(members=args.members, epochs=args.epochs)
-        posterior = train(train_set, config=config)
-        posterior.save(default_model(), card(posterior, len(train_set), "generated CLoVR, seed 1"))
+        reader = ReadoutAnswerer()
+        train_qs = [q for q in benchmarks.load("clovr", train_folder) if q.evidence]
+        train_pools = [build_pool(q.video_paths, query=q.query, candidate_fps=args.candidate_fps, thumb=128,
+                                  cache=cache) for q in train_qs]
+        train_set = [example(p, q.evidence, max(2, len(q.options)), judge=lambda s, q=q, p=p: reader.grade(q, p, s))
+                     for q, p in zip(train_qs, train_pools, strict=True)]
+        config = Config(members=args.members, epochs=args.epochs, lr=args.lr)
+        posterior = train(train_set, AnswerReward(), config=config)  # reward: the readout's likelihood
+        posterior.save(default_model(), card(posterior, len(train_set), "generated CLoVR, seed 1",
+                                             reward=ReadoutAnswerer.name))
         console.print(f"trained bgrpo on {len(train_set)} train questions -> {default_model()}")
         names = SELECTORS.names()
         rows, results, refused = runner.run("clovr", names, budgets, candidate_fps=args.candidate_fps,

@@ -1,5 +1,6 @@
-"""Bayesian GRPO frame selection: GRPO's advantage and update by hand, Plackett-Luce log-probabilities, the
-posterior shrinking with data, the Hub-ready model folder and selection from it."""
+"""Bayesian GRPO frame selection: GRPO's advantage and update by hand, Plackett-Luce log-probabilities, the reward
+(a frozen answerer's likelihood that never reads evidence labels), GRPO and SFT-only at equal steps, the posterior
+shrinking with data, the Hub-ready model folder and selection from it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from neurips26.methods.frameselect import Pool, select
 from neurips26.methods.frameselect.bgrpo import Config, card, example, grpo, load, train
 from neurips26.methods.frameselect.bgrpo.policy import log_prob
-from neurips26.methods.frameselect.bgrpo.reward import EvidenceAnswerer
+from neurips26.methods.frameselect.bgrpo.reward import AnswerReward, spread
 
 
 def test_group_normalised_advantages_by_hand() -> None:
@@ -69,8 +70,23 @@ def planted(seed: int, n: int = 40, dim: int = 8, signal: float = 2.0) -> tuple[
     return pool, [(v, float(start[v]), float(start[v] + 4)) for v in range(2)]
 
 
-def examples(seeds: range) -> list:
-    return [example(*planted(s)) for s in seeds]
+def sees_all(pool: Pool, spans: list[tuple[int, float, float]]):
+    """A toy frozen answerer: right when the picks show every planted span, wrong otherwise."""
+    return lambda picks: float(all(any(pool.video_index[i] == v and a <= pool.times[i] < b for i in picks)
+                                   for v, a, b in spans))
+
+
+def planted_example(seed: int, signal: float = 2.0):
+    pool, spans = planted(seed, signal=signal)
+    return example(pool, spans, judge=sees_all(pool, spans))
+
+
+def examples(seeds: range, signal: float = 2.0) -> list:
+    return [planted_example(s, signal) for s in seeds]
+
+
+def toy_reward(budget: int = 4) -> AnswerReward:
+    return AnswerReward().fit(examples(range(500, 510)), budget)
 
 
 def test_posterior_uncertainty_shrinks_with_training_data() -> None:
@@ -78,14 +94,14 @@ def test_posterior_uncertainty_shrinks_with_training_data() -> None:
     held_out = [planted(1000 + s, signal=1.0)[0] for s in range(6)]
     spread = {}
     for n in (2, 10, 40):
-        posterior = train([example(*planted(s, signal=1.0)) for s in range(n)], config=config)
+        posterior = train(examples(range(n), signal=1.0), toy_reward(), config=config)
         spread[n] = np.mean([posterior.disagreement(p, 8) for p in held_out])  # members' top-8 sets differ
     assert spread[2] > spread[10] > spread[40] and spread[40] < 0.6 * spread[2], spread
 
 
 def test_training_saves_a_hub_ready_folder_that_selects_evidence(tmp_path: Path) -> None:
     data = examples(range(30))
-    posterior = train(data, config=Config(members=3, epochs=2, group=4, budget=4, seed=1))
+    posterior = train(data, toy_reward(), config=Config(members=3, epochs=2, group=4, budget=4, seed=1))
     assert len(posterior.history) == 6 and all(np.isfinite(h["reward"]) for h in posterior.history)
     folder = posterior.save(tmp_path / "bgrpo", card(posterior, len(data), "planted pools"))
     assert {p.name for p in folder.iterdir()} == {"model.safetensors", "config.json", "README.md"}
@@ -104,17 +120,49 @@ def test_training_saves_a_hub_ready_folder_that_selects_evidence(tmp_path: Path)
         select("bgrpo", planted(0)[0], 4, model=str(tmp_path / "nothing"))
 
 
-def test_the_answerers_nll_falls_when_every_evidence_video_is_covered() -> None:
-    pool, spans = planted(7)
-    ex = example(pool, spans)
-    answerer = EvidenceAnswerer().fit(np.concatenate([e.phi for e in examples(range(20))]),
-                                      np.concatenate([e.labels for e in examples(range(20))]))
-    in_a = [i for i in np.flatnonzero(ex.labels) if pool.video_index[i] == 0][:2]
-    in_b = [i for i in np.flatnonzero(ex.labels) if pool.video_index[i] == 1][:2]
-    nothing = np.flatnonzero(~ex.labels)[:4]
-    one_video = answerer.nll(ex.phi, ex.video_index, np.array(in_a + list(nothing[:2])))
-    both = answerer.nll(ex.phi, ex.video_index, np.array(in_a + in_b))
-    assert both < one_video < answerer.nll(ex.phi, ex.video_index, nothing)
+def test_the_reward_is_the_answerers_calibrated_likelihood_by_hand() -> None:
+    verdicts = iter([1.0, 1.0, 0.0, None])  # calibration: 2 right of 3 committed, one abstention
+    calib = [example(*planted(s), judge=lambda picks: next(verdicts)) for s in range(4)]
+    reward = AnswerReward().fit(calib, 4)
+    assert reward.confidence == pytest.approx((2 + 1) / (3 + 2)) and reward.n_calibration == 4
+    c, k = 0.6, 4
+    for verdict, expected in ((1.0, np.log(c)), (0.0, np.log((1 - c) / (k - 1))), (None, -np.log(k))):
+        ex = example(*planted(9), judge=lambda picks, v=verdict: v)
+        assert reward.loglik(ex, np.arange(4)) == pytest.approx(expected)
+    assert spread(10, 4).tolist() == [0, 3, 6, 9]
+
+
+def test_the_reward_cannot_see_evidence_labels() -> None:
+    """Fitted on examples whose labels are shuffled (and scored on them), the reward is the same reward."""
+    rng = np.random.default_rng(0)
+    calib, train_set = examples(range(10)), examples(range(20, 30))
+    shuffled = [type(e)(e.phi, e.video_index, rng.permutation(e.labels), e.n_options, e.judge) for e in calib]
+    assert any(not np.array_equal(a.labels, b.labels) for a, b in zip(calib, shuffled, strict=True))
+    true, fake = AnswerReward().fit(calib, 8), AnswerReward().fit(shuffled, 8)
+    assert true.confidence == fake.confidence
+    picks = [rng.choice(len(e.labels), 8, replace=False) for e in train_set]
+    scored = [type(e)(e.phi, e.video_index, rng.permutation(e.labels), e.n_options, e.judge) for e in train_set]
+    assert [true.loglik(e, s) for e, s in zip(train_set, picks, strict=True)] == \
+        [fake.loglik(e, s) for e, s in zip(scored, picks, strict=True)]
+    # and the answerer's verdict does move it: covering every planted span is rewarded
+    e = train_set[0]
+    inside = [int(np.flatnonzero(e.labels & (e.video_index == v))[0]) for v in (0, 1)]
+    assert true.loglik(e, np.array(inside)) > true.loglik(e, np.flatnonzero(~e.labels)[:2])
+
+
+def test_grpo_and_sft_only_take_equal_steps_from_the_same_prior() -> None:
+    data = examples(range(12))
+    config = Config(members=2, epochs=2, group=4, budget=4, lr=1.0, seed=3)
+    grpo_post = train(data, toy_reward(), config, mode="grpo")
+    sft_post = train(data, None, config, mode="sft")
+    assert grpo_post.steps == sft_post.steps > 2 * 2 * len(data)  # pre-training iterations + 2 epochs x 2 members
+    assert np.array_equal(grpo_post.reference, sft_post.reference)  # the same prior (resample, anchor, fit)
+    assert not np.allclose(grpo_post.weights, grpo_post.reference)
+    assert not np.allclose(sft_post.weights, sft_post.reference) and not np.allclose(sft_post.weights,
+                                                                                       grpo_post.weights)
+    assert len(grpo_post.history) == 4 and sft_post.history == []
+    with pytest.raises(ValueError, match="GRPO needs a reward"):
+        train(data, None, config, mode="grpo")
 
 
 def test_cli_trains_on_a_built_clovr_folder(small_video_releases: Path, tmp_path: Path) -> None:
@@ -125,7 +173,7 @@ def test_cli_trains_on_a_built_clovr_folder(small_video_releases: Path, tmp_path
     from neurips26.cli import app
 
     result = CliRunner().invoke(app, ["frameselect", "train-bgrpo", "--data", str(small_video_releases / "clovr"),
-                                      "--out", str(tmp_path / "m"), "--members", "2", "--epochs", "1"])
+                                      "--out", str(tmp_path / "m"), "--members", "2", "--epochs", "0"])
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and (tmp_path / "m" / "model.safetensors").is_file()
     q = benchmarks.clovr(small_video_releases / "clovr")[0]

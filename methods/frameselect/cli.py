@@ -214,27 +214,39 @@ def train_bgrpo(
     candidate_fps: Annotated[float, typer.Option(help="Candidate frames per second (use the same when "
                                                       "selecting).")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap, anchors and GRPO samples.")] = 0,
+    answerer: Annotated[str, typer.Option(help="GRPO's frozen answerer (the reward is its likelihood of the gold "
+                                               "answer): tiny-idefics3[-seed<k>], hf:<model> or a model folder.")
+                        ] = "tiny-idefics3",
+    calibration: Annotated[Path | None, typer.Option(help="A built folder of OTHER questions on which the answerer's "
+                                                          "confidence is fitted (default: confidence 0.5).")] = None,
 ) -> None:
     """Train the Bayesian GRPO selector (bgrpo) on a train split and write a Hub-ready model folder."""
-    from neurips26.methods.frameselect.bgrpo import Config, card, train  # lazy: scipy/sklearn; CLI start-up
+    from neurips26.methods.frameselect.answerers import answerer as answering  # lazy: transformers; CLI start-up
+    from neurips26.methods.frameselect.bgrpo import Config, card, train  # lazy: scipy; CLI start-up
     from neurips26.methods.frameselect.bgrpo.data import examples  # lazy: reads video; CLI start-up
+    from neurips26.methods.frameselect.bgrpo.reward import AnswerReward  # lazy: CLI start-up
     from neurips26.methods.frameselect.runner import default_cache  # lazy: every selector; CLI start-up
     from neurips26.methods.frameselect.selectors.bgrpo import default_model  # lazy: CLI start-up
 
+    model = answering(answerer)
     with _bar() as bar:
         task = bar.add_task("pools", total=None)
-        train_set = examples(benchmark, data, candidate_fps, cache=default_cache(),
+        train_set = examples(benchmark, data, candidate_fps, cache=default_cache(), answerer=model,
                              progress=lambda d, t: bar.update(task, completed=d, total=t))
+        reward = AnswerReward()
+        if calibration is not None and epochs > 0:
+            reward.fit(examples(benchmark, calibration, candidate_fps, cache=default_cache(), answerer=model), budget)
         task = bar.add_task("training", total=None)
-        posterior = train(train_set, config=Config(members=members, epochs=epochs, group=group, budget=budget,
-                                                   seed=seed),
+        posterior = train(train_set, reward, Config(members=members, epochs=epochs, group=group, budget=budget,
+                                                    seed=seed),
                           progress=lambda d, t: bar.update(task, completed=d, total=t))
-    folder = posterior.save(out or default_model(), card(posterior, len(train_set), f"{benchmark} at {data}"))
+    folder = posterior.save(out or default_model(), card(posterior, len(train_set), f"{benchmark} at {data}",
+                                                         reward=f"{model.name}, confidence {reward.confidence:.3f}"))
     for h in posterior.history:
         err.print(f"member {h['member']} epoch {h['epoch']}: reward {h['reward']:.4f}, KL {h['kl']:.4f}",
                   highlight=False)
-    console.print(f"[green]wrote[/green] {folder} ({len(train_set)} train questions, {members} members)",
-                  highlight=False)
+    console.print(f"[green]wrote[/green] {folder} ({len(train_set)} train questions, {members} members, "
+                  f"{posterior.steps} optimiser steps)", highlight=False)
 
 
 @frameselect.command("list")

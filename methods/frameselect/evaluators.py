@@ -13,6 +13,8 @@ lengths summed over videos). The selection-level metrics, each in [0, 1]:
 - ``tiou``: temporal IoU of what the frames show and the evidence, ``|C & E| / |C | E|``
   (:func:`neurips26.methods.video_metrics.scores.iou` generalised to unions of spans);
 - ``coverage``: the fraction of evidence time the frames show, ``|C & E| / |E|``;
+- ``oracle_answer``: the expected accuracy of an answerer that perceives the chosen frames perfectly: 1 when
+  every evidence span has a chosen frame inside, else a guess among the options (0 for a free answer);
 - ``redundancy``: the mean, over chosen frames, of the highest cosine similarity to
   another chosen frame, in the pool's encoder space centred on the pool's mean feature
   (so the static background every frame shares does not count; lower is more diverse).
@@ -137,6 +139,17 @@ def redundancy(question: Question, picked: Placed) -> float | None:
     sim = f @ f.T
     np.fill_diagonal(sim, -np.inf)
     return float(sim.max(axis=1).mean())
+
+
+@EVALUATORS.register("oracle_answer")
+def oracle_answer(question: Question, picked: Placed) -> float | None:
+    """Expected accuracy of an answerer with perfect perception: 1 when a chosen frame lies inside every evidence
+    span (it sees all it needs), else a guess among the options (``1 / len(options)``; 0 for a free answer)."""
+    if not question.evidence:
+        return None
+    if recall(question, picked) == 1.0:
+        return 1.0
+    return 1.0 / len(question.options) if question.options else 0.0
 
 
 def selection_scores(question: Question, picked: Placed) -> dict[str, float | None]:

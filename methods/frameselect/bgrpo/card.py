@@ -24,7 +24,8 @@ A frame-selection policy for multi-video question answering, used as the `bgrpo`
 - **Training data**: {n_train} questions of {train_data} (train split; never the evaluation questions).
 - **Pre-training**: logistic regression of "frame inside an evidence span" (saliency), L2 prior C={l2}.
 - **GRPO**: {epochs} epochs, groups of {group} picks of {budget} frames, learning rate {lr}, KL weight {beta}
-  to the pre-trained policy; reward = minus the NLL of the gold answer under a frozen answerer ({reward}).
+  to the pre-trained policy (the prior); reward = the log-likelihood of the gold answer under a frozen
+  answerer ({reward}), which never sees the evidence labels.
 - **Posterior**: a bootstrap ensemble of {members} members; selection by the posterior predictive
   (the members' first-pick distributions averaged), top `budget` frames.
 - **Training curve** (mean reward / KL per member and epoch): {curve}
@@ -35,7 +36,7 @@ Limitations: trained on procedurally generated CCTV clips; features are the proj
 
 
 def card(posterior: Posterior, n_train: int, train_data: str, encoder: str = "descriptor",
-         reward: str = "the evidence answerer trained on the same train split") -> str:
+         reward: str = "a frozen answering model") -> str:
     """The README.md of a saved posterior."""
     c = posterior.config
     curve = "; ".join(f"m{h['member']}e{h['epoch']}: {h['reward']:.3f}/{h['kl']:.3f}" for h in posterior.history)

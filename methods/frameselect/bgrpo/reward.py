@@ -1,47 +1,64 @@
-"""Frozen reward models: the negative log-likelihood of the gold answer given the picked frames.
+"""GRPO's reward: a frozen answering model's log-likelihood of the gold answer given the picked frames.
 
-A reward model has ``nll(phi, video_index, picks, n_options) -> float``. On the CPU it is
-:class:`EvidenceAnswerer`, a small answerer trained on the train split's frame features: a logistic
-model gives each frame the probability ``e_i`` that it shows the question's evidence; video ``v``'s
-evidence is seen with probability ``1 - prod_{i in S_v} (1 - e_i)`` and needed with probability
-``n_v = max_i e_i`` over its candidates; the answer is right with probability
-``1/K + (1 - 1/K) prod_v (1 - n_v + n_v * seen_v)`` (guessing among ``K`` options otherwise). Its NLL
-falls as the picks cover every video that holds evidence, which per-frame saliency alone does not
-reward. On a GPU a VLM answerer's NLL plugs in through the same method.
+The answering model is handed in, never fitted here, and never sees evidence labels: each train
+:class:`~.train.Example` carries ``judge(picks) -> 1.0 | 0.0 | None``, which answers the question from
+the picked frames with the frozen answerer and grades it against the gold answer (``None``: the answerer
+gave no option). An answerer that commits to one option is turned into a likelihood by its confidence
+``c`` = P(right | it committed), fitted on *other* questions (a disjoint calibration split, answered from
+evenly spread frames, Laplace-smoothed); the gold answer then has probability ``c`` when the answer is
+right, ``(1 - c) / (K - 1)`` when it is wrong (the rest spread over the other options) and ``1 / K`` when
+the answerer abstains, for ``K`` options. The reward is the log of that probability. An answerer with
+token log-likelihoods (a VLM on a GPU) plugs in through :attr:`~.train.Example.loglik` instead.
+
+Nothing here reads :attr:`~.train.Example.labels`: a reward fitted with shuffled labels is the same
+reward (``tests/test_bgrpo.py`` checks it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
+
+
+class Example(Protocol):
+    """What the reward reads of a train example (:class:`.train.Example`): never its labels."""
+
+    video_index: np.ndarray
+    n_options: int
+    judge: Callable[[np.ndarray], float | None]
+    loglik: Callable[[np.ndarray], float] | None
+
+
+def spread(n: int, k: int) -> np.ndarray:
+    """``k`` candidate positions evenly spread over ``0..n-1`` (the calibration's frames)."""
+    return np.unique(np.round(np.linspace(0, n - 1, min(k, n))).astype(np.int64))
 
 
 @dataclass
-class EvidenceAnswerer:
-    """P(evidence | frame features) by logistic regression; the answer's NLL from the picked frames."""
+class AnswerReward:
+    """The log-likelihood of the gold answer under a frozen answerer (see the module docstring)."""
 
-    model: LogisticRegression | None = None
+    confidence: float = 0.5  # P(right | the answerer commits to an option), fitted on other questions
+    n_calibration: int = 0
 
-    def fit(self, phi: np.ndarray, labels: np.ndarray, seed: int = 0) -> EvidenceAnswerer:
-        self.model = LogisticRegression(C=1.0, class_weight="balanced", max_iter=500, random_state=seed)
-        self.model.fit(phi, labels.astype(int))
+    def fit(self, calibration: Sequence[Example], budget: int) -> AnswerReward:
+        """Fit the confidence on calibration questions answered from ``budget`` evenly spread frames."""
+        grades = [e.judge(spread(len(e.video_index), budget)) for e in calibration]
+        committed = [g for g in grades if g is not None]
+        self.confidence = (sum(committed) + 1.0) / (len(committed) + 2.0)
+        self.n_calibration = len(calibration)
         return self
 
-    def evidence(self, phi: np.ndarray) -> np.ndarray:
-        return self.model.predict_proba(phi)[:, 1]
-
-    def nll(self, phi: np.ndarray, video_index: np.ndarray, picks: np.ndarray, n_options: int = 4,
-            evidence: np.ndarray | None = None) -> float:
-        e = self.evidence(phi) if evidence is None else evidence
-        chosen = np.zeros(len(e), bool)
-        chosen[picks] = True
-        found = 1.0
-        for v in np.unique(video_index):
-            rows = video_index == v
-            need = float(e[rows].max())
-            seen = 1.0 - float(np.prod(1.0 - e[rows & chosen]))
-            found *= 1.0 - need + need * seen
-        p = 1.0 / n_options + (1.0 - 1.0 / n_options) * found
-        return float(-np.log(max(p, 1e-12)))
+    def loglik(self, example: Example, picks: np.ndarray) -> float:
+        """log P(gold answer | picked frames)."""
+        if example.loglik is not None:
+            return float(example.loglik(picks))
+        k = max(2, example.n_options)
+        grade = example.judge(picks)
+        if grade is None:
+            return float(-np.log(k))
+        c = min(max(self.confidence, 1.0 / k + 1e-6), 1 - 1e-6)
+        return float(np.log(c) if grade >= 0.5 else np.log((1 - c) / (k - 1)))

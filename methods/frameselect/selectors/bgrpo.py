@@ -19,7 +19,7 @@ import numpy as np
 from neurips26 import settings
 
 from ..bgrpo.policy import frame_features, softmax
-from ..bgrpo.train import load
+from ..bgrpo.train import Posterior, load
 from ..core import SELECTORS, Pool, Selection
 from ._common import temporal_nms
 
@@ -53,7 +53,11 @@ def bgrpo(pool: Pool, budget: int, rng: np.random.Generator, model: str | Path |
         if model is not None or posterior.weights.shape[1] == 2 * pool.features.shape[1] + 2:
             weights = posterior
     if weights is None:
-        p = softmax(prior_scores(pool) / 0.05)
-    else:
-        p, _ = weights.predictive(pool)
+        return temporal_nms(pool, softmax(prior_scores(pool) / 0.05), budget, radius)
+    return choose(weights, pool, budget, radius)
+
+
+def choose(posterior: Posterior, pool: Pool, budget: int, radius: float | None = None) -> Selection:
+    """The frames of ``pool`` a trained ``posterior`` selects (predictive, then kept apart in time)."""
+    p, _ = posterior.predictive(pool)
     return temporal_nms(pool, p, budget, radius)
