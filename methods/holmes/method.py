@@ -19,10 +19,10 @@ from neurips26.methods.frameselect.benchmarks import Question
 from neurips26.methods.frameselect.core import Pool, select
 
 from .core import METHODS
-from .graph import BindingGraph
+from .graph import Binding, BindingGraph
 from .readout import read, verified
 from .search import MIN_DWELL, Certificate, Searcher
-from .slots import Plan, Slot, plan
+from .slots import Entity, Plan, Slot, plan
 
 GATE = 0.9  # certificate confidence that settles an absence
 
@@ -57,6 +57,11 @@ def durations(pool: Pool) -> list[float]:
     return [float(pool.times[pool.video_index == v].max()) for v in range(len(pool.video_ids))]
 
 
+def sighting(graph: BindingGraph, video: int, e: Entity) -> Binding | None:
+    """The track of ``e`` in ``video`` under its colour, else under the first of its alternative colours seen."""
+    return next((b for c in (e.colour, *e.alternatives) if (b := graph.find(video, c, e.kind)) is not None), None)
+
+
 def fill(s: Searcher, slot: Slot, share: int) -> str:
     """Search for one slot within ``share`` new frames; returns the policy used."""
     s.budget, cap = s.used + min(share, s.left()), s.budget
@@ -70,13 +75,13 @@ def fill(s: Searcher, slot: Slot, share: int) -> str:
                     if len(b.times) == 1 and b.xs[0] is not None and 0.1 < b.xs[0] < 0.9:
                         s.local(v, b.times[0], 0.5)
             return "scan"
-        found = lambda: graph.find(v, e.colour, e.kind) is not None  # noqa: E731
+        found = lambda: graph.find(v, e.colour, e.kind) is not None  # noqa: E731  (alternatives: scan on)
         policy = "scan"
         if slot.risk == "low":
             s.relevance(slot, 3, until=found)
             policy = "relevance+scan"
         s.scan(v, scan, until=found)
-        b = graph.find(v, e.colour, e.kind)
+        b = sighting(graph, v, e)
         for offset in (1.0, -1.0, 2.0, -2.0):  # binding verification: look again around the sighting
             if b is not None and not verified(b, e):
                 s.local(v, b.times[0], offset)
@@ -95,9 +100,11 @@ def fill(s: Searcher, slot: Slot, share: int) -> str:
 
 
 @METHODS.register("holmes")
-def holmes(question: Question, pool: Pool, perception: Any, budget: int = 32, gate: float = GATE) -> Answer:
-    """HOLMES: slots, risk-conditioned search with certificates, verified bindings, gated readout."""
-    p = plan(question.query, question.options, len(question.video_ids), question.row.get("subtask"))
+def holmes(question: Question, pool: Pool, perception: Any, budget: int = 32, gate: float = GATE,
+           reader: Any = None) -> Answer:
+    """HOLMES: slots, risk-conditioned search with certificates, verified bindings, gated readout (``reader``: a
+    :class:`~.reading.Reader` for questions in words the generator does not use)."""
+    p = plan(question.query, question.options, len(question.video_ids), question.row.get("subtask"), reader)
     graph = BindingGraph(len(question.video_ids))
     s = Searcher(pool, perception, graph, p.entities, budget)
     order = sorted(p.slots, key=lambda slot: slot.risk != "high")
@@ -106,7 +113,7 @@ def holmes(question: Question, pool: Pool, perception: Any, budget: int = 32, ga
         share = max(1, s.left() // (len(order) - k))
         policy = fill(s, slot, share)
         e = slot.entity
-        found = graph.find(slot.video, e.colour, e.kind) is not None if e else bool(graph.vehicles(slot.video))
+        found = sighting(graph, slot.video, e) is not None if e else bool(graph.vehicles(slot.video))
         certificates[slot.id] = s.certificate(slot, found, policy, share)
     letter, out = read(p, graph, certificates, question.options, durations(pool), gate)
     return Answer(question.id, "holmes", letter, out.text, out.reason, s.used, budget, p, graph,
@@ -114,9 +121,10 @@ def holmes(question: Question, pool: Pool, perception: Any, budget: int = 32, ga
 
 
 @METHODS.register("uniform")
-def uniform(question: Question, pool: Pool, perception: Any, budget: int = 32, gate: float | None = None) -> Answer:
-    """The baseline: ``budget`` uniform frames of the pool, the same perception, the readout without gates."""
-    p = plan(question.query, question.options, len(question.video_ids), question.row.get("subtask"))
+def uniform(question: Question, pool: Pool, perception: Any, budget: int = 32, gate: float | None = None,
+            reader: Any = None) -> Answer:
+    """The baseline: ``budget`` uniform frames of the pool, the same perception and plan, the readout without gates."""
+    p = plan(question.query, question.options, len(question.video_ids), question.row.get("subtask"), reader)
     graph = BindingGraph(len(question.video_ids))
     s = Searcher(pool, perception, graph, p.entities, budget)
     for i in select("uniform", pool, budget).indices:

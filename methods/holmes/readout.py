@@ -9,6 +9,8 @@
   direction within a video; at most one video has a vehicle at rest; a first sighting lies inside
   its video). A violated constraint closes the gate of every answer that reads the binding (or,
   for the one-stop rule, the stop question).
+- *Colour alternatives*: a colour word read from free text may lie between two palette colours ('amber');
+  the entity is read as the first of its colours with a verified binding of its type anywhere.
 - *Gates*: an answer passes the gates only when every slot it reads is settled: the entity was
   found and verified, or its search's coverage certificate reaches ``gate`` confidence that it is
   absent. When a gate closes, the answer is still read out without gates (unseen means absent),
@@ -55,6 +57,16 @@ def verified(b: Binding | None, entity: Entity) -> bool:
     return b.kind == entity.kind or near or (len(b.times) >= 3 and entity.kind in b.kinds)
 
 
+def resolve(entity: Entity, graph: BindingGraph) -> Entity:
+    """The entity as seen: its colour, or else the first of its alternative colours ('amber': orange or yellow)
+    with a verified binding of its type in some video (the question's colour word decides when both are seen)."""
+    for colour in (entity.colour, *entity.alternatives):
+        seen = Entity(colour, entity.kind)
+        if any(verified(graph.find(v, colour, entity.kind), seen) for v in range(graph.n_videos)):
+            return seen
+    return entity
+
+
 def audit(graph: BindingGraph, durations: list[float]) -> dict[tuple, str]:
     """Constraint violations in the graph, keyed by the binding they concern (``("stop",)`` for the one-stop rule)."""
     out: dict[tuple, str] = {}
@@ -75,8 +87,9 @@ class Gates:
     """Slot lookups that raise :class:`Closed` when the slot is not settled."""
 
     def __init__(self, graph: BindingGraph, certificates: dict[str, Certificate], gate: float | None,
-                 violations: dict[tuple, str]) -> None:
+                 violations: dict[tuple, str], entities: list[Entity] = ()) -> None:
         self.graph, self.certs, self.gate, self.violations = graph, certificates, gate, violations
+        self.seen_as = {e: resolve(e, graph) for e in entities}
 
     def audited(self, *keys: tuple) -> None:
         for key in keys:
@@ -91,9 +104,10 @@ class Gates:
 
     def binding(self, entity: Entity, video: int) -> Binding | None:
         """The verified binding, None when certified absent; Closed when neither."""
-        b = self.graph.find(video, entity.colour, entity.kind)
-        if verified(b, entity):
-            self.audited((video, entity.colour, False))
+        seen = self.seen_as.get(entity, entity)
+        b = self.graph.find(video, seen.colour, seen.kind)
+        if verified(b, seen):
+            self.audited((video, seen.colour, False))
             return b
         if self.settled(video, entity.name):
             return None
@@ -184,7 +198,8 @@ def answer_text(plan: Plan, g: Gates, n: int) -> str:
         order = sorted(firsts, key=firsts.get)
         if len(order) > 1 and firsts[order[0]] == firsts[order[1]]:
             return "They first appear at the same moment"
-        return order[0].name[:1].upper() + order[0].name[1:]
+        name = g.seen_as.get(order[0], order[0]).name
+        return name[:1].upper() + name[1:]
     raise Closed(f"no readout for subtask {kind!r}")
 
 
@@ -208,11 +223,11 @@ def read(plan: Plan, graph: BindingGraph, certificates: dict[str, Certificate], 
     violations = audit(graph, durations)
     reason = "open" if gate is not None else "ungated"
     try:
-        text = answer_text(plan, Gates(graph, certificates, gate, violations), graph.n_videos)
+        text = answer_text(plan, Gates(graph, certificates, gate, violations, plan.entities), graph.n_videos)
     except Closed as closed:
         reason = f"closed: {closed}"
         try:
-            text = answer_text(plan, Gates(graph, certificates, None, violations), graph.n_videos)
+            text = answer_text(plan, Gates(graph, certificates, None, violations, plan.entities), graph.n_videos)
         except Closed as again:
             return None, Readout(None, f"{reason}; no answer without gates either: {again}", list(violations.values()))
     letter = match(text, options)

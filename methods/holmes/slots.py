@@ -3,7 +3,8 @@
 A :class:`Slot` asks for one piece of evidence: whether (and when, which way, how fast) an
 entity appears in a video (``presence``), how many road users a video shows (``count``), or
 whether a vehicle stops in a video (``stop``). The planner reads the question (its subtask
-when the release labels it, else its wording), names the entities ("the purple car") and
+when the release labels it, else its wording: the generator's own words, or any words through a
+:class:`~.reading.Reader`), names the entities ("the purple car") and
 plans only the slots whose outcome changes which option is right: a question about Video 2
 plans nothing in Video 1. Each slot carries a *risk*: how badly a miss would mislead the
 answer. A slot whose absence decides the answer (``presence`` for re-identification and
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from neurips26.corpora.video.scene import COLOURS, VEHICLES
 
@@ -46,6 +48,7 @@ class Entity:
 
     colour: str
     kind: str
+    alternatives: tuple[str, ...] = field(default=(), compare=False)  # colours a free-form word may also mean
 
     @property
     def name(self) -> str:
@@ -115,16 +118,25 @@ def discriminating(options: list[str], video: int, entity: Entity | None) -> lis
     return [letters[k] for k, o in enumerate(specific) if re.search(rf"\b{video + 1}\b", o) or not re.search(r"\d", o)]
 
 
-def plan(question: str, options: list[str], n_videos: int, subtask: str | None = None) -> Plan:
-    """The evidence slots of a question over ``n_videos`` videos (see the module docstring)."""
-    kind = subtask_of(question, subtask)
-    named = entities(question)
+def plan(question: str, options: list[str], n_videos: int, subtask: str | None = None, reader: Any = None) -> Plan:
+    """The evidence slots of a question over ``n_videos`` videos (see the module docstring). With a ``reader``
+    (:class:`~.reading.Reader`) the question's words are read onto the perception vocabulary and its subtask from
+    its wording by meaning (a release's label still wins); without, the generator's own words are matched."""
+    if reader is not None:
+        kind = subtask if subtask in PLANS else reader.subtask(question, options)
+        named = reader.entities(question)[0]
+    else:
+        kind = subtask_of(question, subtask)
+        named = entities(question)
     if kind is None:  # an unknown question: look for every named entity everywhere
         kind, needs, risk = "unknown", ("presence",), "high"
     else:
         needs, risk = PLANS[kind]
     slots = []
-    videos = videos_named(question, n_videos) if kind == "travel direction" else list(range(n_videos))
+    if kind != "travel direction":
+        videos = list(range(n_videos))
+    else:
+        videos = reader.videos(question, n_videos) if reader is not None else videos_named(question, n_videos)
     for v in videos:
         for e in (named or [None]):
             if "presence" in needs and e is None:
