@@ -118,8 +118,10 @@ def test_nested_and_oversized_files_are_rejected_with_one_line_reasons(tmp_path:
     for entry in (nested, big, deep_samples):
         assert "\n" not in entry.reason  # the reasons on one line
     assert {e.status for e in store.entries()} == {"REJECTED"}  # recorded, nothing left PENDING
-    referenced = {s for e in store.entries() for s in (e.results_sha256, *e.samples_sha256) if s}
-    assert stored_files(store) == referenced  # no orphans
+    # no orphans, and a rejected submission keeps no files (only its entry and reason)
+    referenced = {s for e in store.entries() if e.status != "REJECTED" for s in (e.results_sha256, *e.samples_sha256)
+                  if s}
+    assert stored_files(store) == referenced == set()
 
 
 def test_a_submission_with_a_missing_file_keeps_nothing(tmp_path: Path) -> None:
