@@ -39,7 +39,7 @@ from neurips26.leftovers import remove_stale
 
 from . import formats, twins
 from .formats import html_toc, tei
-from .formats.base import TextAccount, in_sections
+from .formats.base import TextAccount
 from .records import (
     CSV_COLUMNS,
     CSV_NAME,
@@ -160,7 +160,7 @@ def account_text(report: FileReport, account: TextAccount, sections: list[format
                  ) -> list[dict]:
     """Put a parsed file's text account in its report; the errors rows it calls for (level ``text``): more than
     :data:`UNACCOUNTED_LIMIT` of its text unaccounted, or a front matter too large to be one."""
-    report.chars_total, report.chars_sections = account.total, in_sections(sections)
+    report.chars_total, report.chars_sections = account.total, account.in_sections
     report.chars_structure = dict(account.structure)
     rows = []
     lost, total = report.chars_unaccounted or 0, account.total or 1

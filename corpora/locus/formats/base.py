@@ -71,6 +71,7 @@ class TextAccount:
     """One file's characters: read, recognised as structure (by kind), and the first unaccounted lines."""
 
     total: int = 0
+    in_sections: int = 0  # in the sections' number, heading, text, history, cross-references (:func:`in_sections`)
     structure: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STRUCTURE_KINDS, 0))
     lost: int = 0  # characters the parser saw and could place nowhere (also in the remainder below)
     sample: list[str] = field(default_factory=list)

@@ -120,11 +120,14 @@ def classify_lines(text: str) -> Classified:
                     raw = _ODD_SPACE.sub(" ", INVISIBLE.sub("", raw))
                 lines[i] = raw.strip()
     furniture = 0
-    if drop := _boilerplate(lines, pages, dates):
-        furniture += sum(nonspace(line) for line in lines if line in drop)
-        lines = ["" if line in drop else line for line in lines]
+    if drop := _boilerplate(lines, pages, dates):  # (printed exports only)
+        blanked = [i for i, line in enumerate(lines) if line in drop]
+        furniture += sum(nonspace(lines[i]) for i in blanked)
+        for i in blanked:
+            lines[i] = ""
+    furniture += sum(nonspace(lines[i]) for i in markers)
     for i in markers:
-        furniture += nonspace(lines[i])
         lines[i] = ""
-    joined = split.joined
-    return Classified(lines, special, candidates, len(joined) - joined.count(" ") - joined.count("\n"), furniture)
+    # the joined text holds one "\n" per line (before each) and single spaces
+    total = len(split.joined) - split.joined.count(" ") - len(lines)
+    return Classified(lines, special, candidates, total, furniture)

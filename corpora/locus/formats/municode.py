@@ -27,7 +27,9 @@ like a section line of an unknown style (``Sec 5-1 :: Heading``) is never let in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 
 from . import section_lines
@@ -143,17 +145,22 @@ class Assembler:
         self._untitled = False  # the last heading (``ARTICLE - V.``) takes its title from the next line
         self._outside = FRONT  # where text outside a section goes
         self._notes = False  # inside a heading's footnote block
+        self._section_lines: list[str] = []  # as read, and what of them is in the sections: for section_syntax
+        self._numbers: list[str] = []
+        self._headings: list[str] = []
+        self._spills: list[str] = []
 
     def heading(self, text: str, level: int | None = None) -> None:
         """A heading given apart from the text (TEI div heads); ``level`` overrides the level read from it."""
-        self.account.total += nonspace(normalize(text))
-        self._heading(text, level)
+        text = normalize(text)
+        self.account.total += nonspace(text)
+        self._heading(text, heading_level(text), level)
 
-    def _heading(self, text: str, level: int | None = None) -> None:
-        found = heading_level(text)
-        entry = found[1] if found else _FOOTNOTE_TAIL.sub("", normalize(text)).strip()
+    def _heading(self, text: str, found: tuple[int, str] | None, level: int | None = None) -> None:
+        """A heading line (normalised), ``found`` its :func:`heading_level`."""
+        entry = found[1] if found else _FOOTNOTE_TAIL.sub("", text).strip()
         level = level if level is not None else found[0] if found else len(self.path)
-        self.account.add("headings", nonspace(normalize(text)))
+        self.account.add("headings", nonspace(text))
         self._close()
         self.path = [(lv, h) for lv, h in self.path if lv < level] + [(level, entry)]
         self._untitled = bool(_BARE_HEADING.fullmatch(entry))
@@ -162,14 +169,16 @@ class Assembler:
     def feed_text(self, text: str) -> None:
         """Take a text (any number of lines). Only the lines :func:`classify_lines` marks are looked at one by
         one; the runs of text between them go to the open section whole."""
-        found = classify_lines(text)
-        lines, special = found.lines, found.special
-        self.account.total += found.total
-        self.account.add("furniture", found.furniture)
+        classified = classify_lines(text)
+        lines, special = classified.lines, classified.special
+        self.account.total += classified.total
+        self.account.add("furniture", classified.furniture)
+        candidates = set(classified.candidates)  # raw lines: the others are normalised already
+        headings = {i: found for i in special if i not in candidates and (found := heading_level(lines[i]))}
         if (styles := self._styles) is None:
-            candidates = set(found.candidates)
-            structural = [i for i in special if i in candidates or heading_level(lines[i])]
-            styles = section_lines.file_styles(lines, found.candidates, structural)
+            structural = [i for i in special if i in candidates or i in headings]
+            styles = section_lines.file_styles(lines, classified.candidates, structural)
+        starts = styles.starts(lines, classified.candidates)
         start = 0
         for i in special:
             line = lines[i]
@@ -177,13 +186,13 @@ class Assembler:
                 continue
             self._text(lines[start:i])
             start = i + 1
-            if i in styles.toc:
+            if m := starts.get(i):
+                self._start(m, line)
+            elif i in styles.toc:
                 self._close()
                 self.account.add("toc", nonspace(normalize(line)))
-            elif m := styles.section(i, line):
-                self._start(m, line)
-            elif heading_level(line):
-                self._heading(line)
+            elif level := headings.get(i) or (heading_level(line) if i in candidates else None):
+                self._heading(normalize(line) if i in candidates else line, level)
             elif BACK_MATTER.match(line):
                 self._close()
                 self.account.add("back_matter", nonspace(line))
@@ -220,9 +229,9 @@ class Assembler:
                 self.account.add("headings", nonspace(title))
                 lines.remove(title)
         if self._outside == FRONT:
-            self.account.add("front_matter", sum(map(nonspace, lines)))
+            self.account.add("front_matter", nonspace("\n".join(lines)))
         elif self._outside == BACK:
-            self.account.add("back_matter", sum(map(nonspace, lines)))
+            self.account.add("back_matter", nonspace("\n".join(lines)))
         elif self._outside == LOST:
             self.account.lose(lines)
         else:  # after a heading: its footnotes and notes are structure; text is a section of the heading's own
@@ -251,9 +260,19 @@ class Assembler:
         self._text(lines)
 
     def finish(self) -> list[Section]:
+        """The sections, in order; the account gets the characters in them and the section lines' syntax (counted
+        over each field joined, as :func:`.base.in_sections` defines them, without a call per section)."""
         self._close()
         if not self.sections:
             raise FormatError("no section line (`Sec. <number>. - <heading>`) found")
+        fields = [_joined(map(attrgetter(name), self.sections)) for name in ("number", "heading", "text")]
+        notes = [_joined(chain.from_iterable(map(attrgetter(name), self.sections)))
+                 for name in ("history", "cross_references")]
+        self.account.in_sections = sum(map(nonspace, fields + notes))
+        lines = _joined(self._section_lines)
+        self.account.add("section_syntax", nonspace(lines) - lines.count("\t") - nonspace(_joined(self._numbers))
+                         - nonspace(_joined(self._headings)) - nonspace(_joined(self._spills))
+                         + 2 * sum(map(len, map(attrgetter("history"), self.sections))))  # a note's ( and )
         return self.sections
 
     def _start(self, m: re.Match[str], line: str) -> None:
@@ -268,8 +287,10 @@ class Assembler:
         spill = normalize(spill)
         if spill:
             self._open.lines.append(spill)
-        self.account.add("section_syntax", nonspace(normalize(line)) - nonspace(number)
-                         - nonspace(self._open.heading) - nonspace(spill))
+            self._spills.append(spill)
+        self._section_lines.append(line)
+        self._numbers.append(number)
+        self._headings.append(self._open.heading)
         self._untitled = False
 
     def _close(self) -> None:
@@ -277,6 +298,10 @@ class Assembler:
             self.sections.append(close_section(self._open, self.account))
             self._open = None
             self._outside = LOST  # text after a section and before the next structure line belongs nowhere
+
+
+def _joined(parts: Iterable[str]) -> str:
+    return "\n".join(parts)
 
 
 def sections_from_text(text: str, folder: Folder | None = None, path: Path | None = None) -> list[Section]:

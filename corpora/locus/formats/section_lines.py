@@ -62,13 +62,16 @@ class FileStyles:
     accepted: frozenset[str]
     toc: frozenset[int]  # indices (into the lines) of table-of-contents entries
     counts: tuple[tuple[str, int], ...] = ()
+    matches: dict[int, re.Match[str]] | None = None  # the candidate lines' matches, when already made
 
-    def section(self, i: int, line: str) -> re.Match[str] | None:
-        """The match of line ``i`` when it starts a section in this file, else None."""
-        if i in self.toc:
-            return None
-        m = match(line)
-        return m if m is not None and style(m) in self.accepted else None
+    def starts(self, lines: list[str], candidates: list[int]) -> dict[int, re.Match[str]]:
+        """The candidate lines that start a section in this file, with their matches."""
+        out = {}
+        for i in candidates:
+            m = self.matches.get(i) if self.matches is not None else match(lines[i])
+            if m is not None and i not in self.toc and style(m) in self.accepted:
+                out[i] = m
+        return out
 
 
 ANY_STYLE = FileStyles(frozenset(STYLES), frozenset())
@@ -83,14 +86,16 @@ def file_styles(lines: list[str], candidates: list[int], structural: list[int]) 
     again later). Then dash lines count always; the tab and ``. `` styles count when they have more lines than the
     dash style."""
     found = [(i, m) for i in candidates if (m := match(lines[i])) is not None]
+    matches = dict(found)
+    numbers = [number(m) for _, m in found]
+    later = Counter(numbers)
     toc: set[int] = set()
-    if found:
-        later = Counter(number(m) for _, m in found)
+    if len(later) < len(numbers):  # some number comes twice: look for entries without text
         following = dict(zip(structural, [*structural[1:], len(lines)], strict=True))
-        for i, m in found:
-            later[number(m)] -= 1
-            if later[number(m)] > 0 and not any(lines[i + 1:following.get(i, i + 1)]):
+        for (i, _), n in zip(found, numbers, strict=True):
+            later[n] -= 1
+            if later[n] > 0 and not any(lines[i + 1:following.get(i, i + 1)]):
                 toc.add(i)
     counts = Counter(style(m) for i, m in found if i not in toc)
     accepted = {"dash"} | {s for s in ("tab", "period") if counts[s] > counts["dash"]}
-    return FileStyles(frozenset(accepted), frozenset(toc), tuple(sorted(counts.items())))
+    return FileStyles(frozenset(accepted), frozenset(toc), tuple(sorted(counts.items())), matches)

@@ -86,8 +86,7 @@ def close_section(s: OpenSection, account: TextAccount) -> Section:
         text.extend(lines[done:k])
         line, done = lines[k], k + 1
         if line.startswith("(") and closing_group(line) == 0 and (citation := _citation(line)):
-            history.append(citation)
-            account.add("section_syntax", nonspace(line) - nonspace(citation))
+            history.append(citation)  # its parentheses are counted when the text is finished
         elif _CROSS_REF_START.match(line):
             refs.append(line)
             while not refs[-1].endswith(".") and done < len(lines):  # a wrapped cross-reference goes on until
