@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import claims.gfm  # noqa: E402, F401  (registers the claim)
 from claims.core import run_claim  # noqa: E402
 from claims.gfm_peak import pretrained_folder  # noqa: E402
 

@@ -20,6 +20,8 @@ def test_the_option_block_is_found_and_rendered_in_any_order() -> None:
     assert PROMPT[block.start:block.end] == block.render(range(4)) and PROMPT[block.end:] == "Answer:"
     assert block.render([3, 0, 1, 2]).startswith("A. health and sanitation\nB. business licensing\n")
     assert iv.option_block("A. only one option\nAnswer:") is None and iv.option_block("no options") is None
+    listed = PROMPT.replace("Every person", "A. Every person\nB. Any firm\nC. Each")  # a lettered list in the text
+    assert iv.option_block(listed).texts == block.texts
 
 
 def test_cyclic_orders_put_every_option_at_every_letter_once_and_cancel_a_letter_preference() -> None:
@@ -40,6 +42,10 @@ def test_token_shuffles_move_exactly_the_asked_number_of_tokens() -> None:
     for count in (2, 5, 30):
         out = iv.shuffle_tokens(ids, count, rng)
         assert sorted(out) == ids and iv.changed_tokens(ids, out) == count
+    repeated = [7, 7, 7, 8, 9, 7, 10, 11, 12, 13]  # a value repeated, as "." and newlines are in an option block
+    for _ in range(20):
+        out = iv.shuffle_tokens(repeated, 10, rng)
+        assert sorted(out) == sorted(repeated) and iv.changed_tokens(repeated, out) == 10
     assert iv.shuffle_tokens(ids, 1, rng) == ids and iv.changed_tokens([1, 2], [1, 2, 3]) == 1
 
 

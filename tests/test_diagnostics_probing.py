@@ -96,3 +96,12 @@ def test_an_untrained_model_gives_a_flat_curve_on_random_labels() -> None:
              for _ in range(12)]
     reading = probing.shape(probing.probe(probing.collect(model, items), folds=3, n_boot=30))
     assert reading.flat and reading.peak is None
+
+
+def test_rank_auc_is_sklearns_roc_auc() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 200)
+    scores = np.round(rng.normal(size=200) + labels, 1)  # rounded: many ties
+    assert probing.rank_auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)

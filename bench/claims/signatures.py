@@ -108,6 +108,9 @@ def score_task(scorer: interventions.LetterScorer, task: str, docs: list[dict[st
     for doc in docs:
         scored = interventions.permutation_and_controls(scorer, doc["prompt"], rng)
         k = len(scored.base)
+        if k != len(doc["letters"]):
+            raise ValueError(f"{task} document {doc['doc_id']}: {k} option lines in its prompt, {len(doc['letters'])} "
+                             "choices in its task")
         chosen = int(np.argmax(scored.base))
         rows.append({"doc_id": doc["doc_id"], "gold": doc["gold"], "asked": chosen,
                      "picks": {name: int(np.argmax(v)) for name, v in scored.arms.items()},

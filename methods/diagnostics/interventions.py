@@ -46,8 +46,10 @@ class OptionBlock:
 
 
 def option_block(prompt: str) -> OptionBlock | None:
-    """The run of consecutive lines ``A. ...``, ``B. ...`` (letters in order from A) in ``prompt``; None if none."""
+    """The last run of consecutive lines ``A. ...``, ``B. ...`` (letters in order from A) in ``prompt``: the options
+    come after the question, and a lettered list inside the text before them is not taken for them. None if none."""
     lines = list(OPTION_LINE.finditer(prompt))
+    found = None
     for first, match in enumerate(lines):
         if match.group(1) != "A":
             continue
@@ -57,9 +59,9 @@ def option_block(prompt: str) -> OptionBlock | None:
                 break
             run.append(nxt)
         if len(run) >= 2:
-            return OptionBlock(run[0].start(), run[-1].end() + 1, tuple(m.group(1) for m in run),
-                               tuple(m.group(2) for m in run))
-    return None
+            found = OptionBlock(run[0].start(), run[-1].end() + 1, tuple(m.group(1) for m in run),
+                                tuple(m.group(2) for m in run))
+    return found
 
 
 def cyclic_orders(k: int) -> list[list[int]]:
@@ -81,17 +83,19 @@ def changed_tokens(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def shuffle_tokens(ids: Sequence[int], count: int, rng: np.random.Generator) -> list[int]:
-    """``ids`` with the tokens at ``count`` random positions shuffled among those positions (none left in place)."""
+    """``ids`` with the tokens at ``count`` random positions shuffled among those positions so that each one gets
+    a token of another value (the chosen tokens, in random order, sorted by value and handed on by the largest
+    multiplicity: every position changes unless one value fills more than half of them)."""
     out = list(ids)
     count = min(count, len(out))
     if count < 2:
         return out
     where = rng.choice(len(out), size=count, replace=False)
-    order = rng.permutation(count)
-    while (order == np.arange(count)).any():  # a derangement: every chosen position gets another's token
-        order = rng.permutation(count)
-    for i, j in zip(where, where[order], strict=True):
-        out[i] = ids[j]
+    values = np.array([ids[i] for i in where])
+    order = np.argsort(values, kind="stable")
+    shift = max(1, int(np.unique(values, return_counts=True)[1].max()))
+    for rank, slot in enumerate(order):
+        out[where[slot]] = int(values[order[(rank + shift) % count]])
     return out
 
 
