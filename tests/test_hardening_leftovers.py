@@ -99,8 +99,6 @@ def test_entity_warning_names_external_and_internal_entities() -> None:
     assert rawfiles.entity_warning(b"<TEI><p>no doctype</p></TEI>") is None
 
 
-@pytest.mark.xfail(strict=True, reason="the LOCUS formats (corpora/locus/formats) do not call rawfiles.as_utf8 and "
-                                       "rawfiles.entity_warning yet; drop this mark when they do")
 def test_a_utf16_export_is_read_and_an_xxe_is_named(hostile_build: tuple[locus.BuildReport, dict[str, str]]) -> None:
     _, errors = hostile_build
     assert "binary data" not in errors.get("quillan-springs-ga/utf16-export.txt", "")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from neurips26.errors import UserError
+from neurips26.hubfolder import rawfiles
 from neurips26.registry import Registry
 
 STATUSES = ("active", "repealed", "reserved")
@@ -125,7 +126,7 @@ class Folder:
     @functools.cache  # noqa: B019 - one Folder per jurisdiction, short-lived
     def read_bytes(self, relative: str) -> bytes | None:
         path = self.root / relative
-        return path.read_bytes() if path.is_file() else None
+        return read_input(path) if path.is_file() else None
 
 
 Parser = Callable[[Path, Folder], Iterator[Section]]
@@ -160,11 +161,26 @@ def get_format(name: str) -> Format:
     return Format(name, parse=parse, **FORMATS.info(name))
 
 
+def read_input(path: Path, data: bytes | None = None) -> bytes:
+    """A raw file's bytes as the parsers read them: a file with a UTF-16 or UTF-32 byte-order mark as UTF-8 (an XML
+    declaration's encoding rewritten to match, :func:`neurips26.hubfolder.rawfiles.as_utf8`); FormatError names
+    where bytes stop being what their mark says."""
+    try:
+        return rawfiles.as_utf8(path.read_bytes() if data is None else data)
+    except rawfiles.EncodingProblem as exc:
+        raise FormatError(str(exc)) from None
+
+
+def entity_warning(path: Path, data: bytes, folder: Folder) -> None:
+    """Tell ``folder`` (an errors row) about the entities an XML file declares: they are never expanded."""
+    if warning := rawfiles.entity_warning(data):
+        folder.warn(path, warning)
+
+
 def detect(path: Path, data: bytes | None = None) -> Format:
     """The format of ``path`` from its whole content (``data`` when already read); FormatError names why none
     fits and what the file looked like."""
-    if data is None:
-        data = path.read_bytes()
+    data = read_input(path, data)
     if not data.strip():
         raise FormatError("empty file")
     suffix = path.suffix.lower()

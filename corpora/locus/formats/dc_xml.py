@@ -21,7 +21,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section
+from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section, entity_warning, read_input
 
 NS = "https://code.dccouncil.us/schemas/dc-library"
 XI = "http://www.w3.org/2001/XInclude"
@@ -48,9 +48,12 @@ def _root_tag(head: bytes) -> str | None:
     return next((el.tag for _, el in parser.read_events()), None)
 
 
-def _load(path: Path) -> etree._Element:
+def _load(path: Path, folder: Folder | None = None) -> etree._Element:
+    data = read_input(path)
+    if folder is not None:
+        entity_warning(path, data, folder)
     try:
-        return etree.fromstring(path.read_bytes(), _parser())
+        return etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
         reason = re.sub(r",? line \d+, column \d+$", "", exc.msg or str(exc))
         raise FormatError(f"malformed XML at line {exc.lineno}: {reason}") from None
@@ -184,7 +187,7 @@ def _sniff_section(head: bytes, path: Path) -> bool:
 @FORMATS.register("dc-code-xml", sniff=_sniff_section, extensions=(".xml",))
 def parse_section(path: Path, folder: Folder) -> Iterator[Section]:
     """The one section of a D.C. Code section file."""
-    root = _load(path)
+    root = _load(path, folder)
     if root.tag != f"{{{NS}}}section":
         raise FormatError(f"root element is <{_local(root)}>, not a D.C. Code <section>")
     number = " ".join((root.findtext(f"{{{NS}}}num") or "").split())

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .base import FORMATS, Folder, FormatError, Section
+from .base import FORMATS, Folder, FormatError, Section, read_input
 from .encodeplus_page import Node, Text, breadcrumbs, document, page_root, preview, read_node, walk
 from .municode import clean_heading
 from .section_notes import closing_group
@@ -74,7 +74,7 @@ def sniff(data: bytes, path: Path) -> bool:
 @FORMATS.register("encodeplus-html", sniff=sniff, extensions=(".html", ".htm", ".aspx"))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of an enCodePlus page, in document order (see the module doc)."""
-    root, malformed = document(path.read_bytes())
+    root, malformed = document(read_input(path))
     page = page_root(root)
     nodes = [read_node(el) for el in page.iter("section")]  # a node inside chrome (an unclosed <p>) too
     if not nodes:

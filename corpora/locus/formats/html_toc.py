@@ -30,7 +30,7 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
-from .base import FORMATS, Folder, FormatError, Section, decode_text
+from .base import FORMATS, Folder, FormatError, Section, decode_text, read_input
 from .encodeplus import sniff as encodeplus_sniff
 
 _HTML = re.compile(rb"<!doctype\s+html|<html[\s>]", re.I)
@@ -61,7 +61,7 @@ class _Body:
 
 
 def _document(path: Path) -> lxml.html.HtmlElement:
-    data = path.read_bytes()
+    data = read_input(path)
     decode_text(data, path)  # a clear error for non-UTF-8 input
     try:
         return lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding="utf-8"))
@@ -203,7 +203,7 @@ def _sniff_toc(head: bytes, path: Path) -> bool:
 @FORMATS.register("toc-json", sniff=_sniff_toc, extensions=(".json",), companion=True)
 def parse_toc(path: Path, folder: Folder) -> Iterator[Section]:
     """Validate a table of contents; it yields no sections (:func:`toc_gaps` reads it)."""
-    _load_toc(path.read_bytes(), path)
+    _load_toc(read_input(path), path)
     yield from ()
 
 
@@ -221,7 +221,7 @@ def toc_gaps(path: Path, folder: Folder) -> list[str]:
     if not toc_path.is_file() or (toc_path != root and root not in toc_path.parents):
         return [f"{path.name} links table of contents {href}, which is not in the folder"]
     try:
-        toc = _load_toc(toc_path.read_bytes(), toc_path)
+        toc = _load_toc(read_input(toc_path), toc_path)
     except FormatError as exc:
         return [f"{path.name} links table of contents {href}, which is unreadable: {exc}"]
     if not isinstance(toc, dict):

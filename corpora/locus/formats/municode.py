@@ -33,7 +33,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from . import section_lines
-from .base import FORMATS, Folder, FormatError, Section, TextAccount, decode_text, nonspace
+from .base import FORMATS, Folder, FormatError, Section, TextAccount, decode_text, nonspace, read_input
 from .line_kinds import BACK_MATTER, HEADING_KINDS, HEADING_WORDS, classify_lines
 from .lines import normalize
 from .section_lines import NEAR_MISS, FileStyles
@@ -330,4 +330,4 @@ def sniff(data: bytes, path: Path) -> bool:
 @FORMATS.register("municode-text", sniff=sniff, extensions=(".txt",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a Municode full-text export (see the module doc)."""
-    yield from sections_from_text(decode_text(path.read_bytes(), path), folder, path)
+    yield from sections_from_text(decode_text(read_input(path), path), folder, path)

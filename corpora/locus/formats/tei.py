@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section, TextAccount
+from .base import FORMATS, SNIFF_BYTES, Folder, FormatError, Section, TextAccount, entity_warning, read_input
 from .municode import Assembler
 from .section_lines import DASH_ONLY
 
@@ -41,12 +41,13 @@ def sniff(head: bytes, path: Path) -> bool:
     return _root_tag(head[:SNIFF_BYTES]) == f"{{{TEI}}}TEI"
 
 
-def _load(path: Path) -> tuple[etree._Element, str | None]:
+def _load(path: Path, folder: Folder) -> tuple[etree._Element, str | None]:
     """The document's root; malformed XML (a bare ``&``, a stray tag, a cut-off end) is read again with
     lxml's recovering parser and a record-level warning, since one bad character must not cost a whole code.
     Returns the root and, for a recovered parse, what was malformed. The builder then prefers a text twin's
     version of any section the recovery lost (see ``corpora/locus/twins.py``)."""
-    data = path.read_bytes()
+    data = read_input(path)
+    entity_warning(path, data, folder)
     try:
         return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True)), None
     except etree.XMLSyntaxError as exc:
@@ -75,7 +76,7 @@ def _walk(div: etree._Element, assembler: Assembler) -> None:
 @FORMATS.register("tei-xml", sniff=sniff, extensions=(".xml",))
 def parse(path: Path, folder: Folder) -> Iterator[Section]:
     """Sections of a TEI-XML code (see the module doc)."""
-    root, malformed = _load(path)
+    root, malformed = _load(path, folder)
     try:
         sections, account = _sections(root)
     except FormatError as exc:
