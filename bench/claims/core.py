@@ -101,12 +101,11 @@ def interval(method: Arm, baseline: Arm, seed: int = 0) -> tuple[float, tuple[fl
                                                                              strict=True)]
         rng = np.random.default_rng(seed)
         n_seeds = len(diffs)
-        picked = rng.integers(0, n_seeds, (BOOTSTRAP, n_seeds))  # each draw's seeds, with repetition
-        slot_means = np.empty(picked.shape)
-        for s, d in enumerate(diffs):  # every slot that drew seed s resamples its items anew
-            slots = picked == s
-            slot_means[slots] = d[rng.integers(0, d.size, (int(slots.sum()), d.size))].mean(axis=1)
-        lo, hi = np.quantile(slot_means.mean(axis=1), [0.025, 0.975])
+        draws = np.empty(BOOTSTRAP)
+        for k in range(BOOTSTRAP):
+            picked = rng.integers(0, n_seeds, n_seeds)
+            draws[k] = np.mean([diffs[s][rng.integers(0, diffs[s].size, diffs[s].size)].mean() for s in picked])
+        lo, hi = np.quantile(draws, [0.025, 0.975])
         return effect, (float(lo), float(hi))
     d = a - b
     if d.size < 2:
