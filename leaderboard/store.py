@@ -113,7 +113,7 @@ class Store:
         self.path = self.root / DB_NAME
         self._lock = FileLock(self.root / ".lock", timeout=lock_timeout, poll_interval=LOCK_POLL_S)
         self._ready = False  # tables created (once per Store)
-        self._scores: tuple[str, pa.Table] | None = None  # (generation, scores()) cache
+        self._scores: dict[str, tuple[str, pa.Table]] = {}  # status -> (generation, scores()) cache
         self._thread_lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -345,28 +345,28 @@ class Store:
         tmp.write_text(uuid.uuid4().hex)
         os.replace(tmp, self.root / GENERATION)
 
-    def scores(self, fresh: bool = False) -> pa.Table:
-        """Long table of the VALID submissions' scores: one row per (submission, task, metric).
-
-        Kept in memory until the store's :meth:`generation` changes (so ranking many tables reads the store once),
-        unless ``fresh``.
-        """
-        generation = self.generation()
-        cached = self._scores
-        if not fresh and cached is not None and cached[0] == generation and generation:
+    def scores(self, fresh: bool = False, status: str = VALID) -> pa.Table:
+        """Long table of the ``status`` (VALID: ranked; UNRANKED: the demo view's) submissions' scores: one row per
+        (submission, task, metric). Kept in memory until the store's :meth:`generation` changes (so ranking many
+        tables reads the store once), unless ``fresh``."""
+        if status not in (VALID, UNRANKED):
+            raise ValueError(f"scores are kept for VALID and UNRANKED submissions, not {status}")
+        key = f"{status}:{self.generation()}"
+        cached = self._scores.get(status)
+        if not fresh and cached is not None and cached[0] == key and not key.endswith(":"):
             return cached[1]
-        table = self._read_scores()
-        self._scores = (generation, table)
+        table = self._read_scores(status)
+        self._scores[status] = (key, table)
         return table
 
-    def _read_scores(self) -> pa.Table:
+    def _read_scores(self, status: str = VALID) -> pa.Table:
         with self._connect() as con:
             return con.execute(f"""
                 SELECT {', '.join('s.' + c if c in ('submission_id', 'task', 'metric', 'value', 'stderr', 'n',
                                                     'version', 'baseline') else 'm.' + c for c in SCORE_COLUMNS)}
                 FROM scores s JOIN submissions m ON m.id = s.submission_id
                 JOIN {current()} c ON c.submission_id = s.submission_id
-                WHERE c.status = 'VALID' ORDER BY s.submission_id, s.task, s.metric""").to_arrow_table()
+                WHERE c.status = ? ORDER BY s.submission_id, s.task, s.metric""", [status]).to_arrow_table()
 
     def submission_scores(self, submission_id: int) -> pa.Table:
         """task, metric, value, stderr, n, baseline of one submission, whatever its status (its model page)."""

@@ -18,9 +18,10 @@ from typing import Any
 import gradio as gr
 import polars as pl
 import typer
-from neurips26.leaderboard import modelinfo
+from neurips26.leaderboard import modelinfo, tracks
 from neurips26.leaderboard.store import Store
 from neurips26.space import boards, dataset_sql, model_page, submitting
+from neurips26.space.boards import BoardView, board_parts, board_views
 from neurips26.space.options import DataOpt, HostOpt, PortOpt, StoreOpt
 
 from neurips26 import settings as env
@@ -33,9 +34,17 @@ DEFAULT_SQL = "SELECT state, kind, count(*) AS jurisdictions FROM locus.jurisdic
 
 # Table text wraps (between words; anywhere in the long ids and JSON of the model page and SQL results) instead
 # of being cut or spilling out of its cell, at any width.
+# Headers never break inside a word ("Ra/nk"): a column is at least as wide as its longest header word.
 CSS = """.gradio-container table td, .gradio-container table td * {
   white-space: normal !important; overflow-wrap: break-word; }
+.gradio-container table th, .gradio-container table th * {
+  overflow-wrap: normal !important; word-break: keep-all !important; hyphens: none !important; }
 #model-about td *, #model-settings td *, #sql-result td * { overflow-wrap: anywhere; }"""
+
+DEMO_NOTE = ("**Demo runs: NOT RANKED.** Runs that differ from a task protocol (a `--limit`, the demo sample's data, "
+             "another few-shot or chat template setting), such as `scripts/demo`'s run of the embedded model. They "
+             "are shown here so you can look at them, ordered by score, with their 95% intervals; they are never "
+             "mixed with the ranked boards. Each run's reasons are on its Model page.")
 
 INTRO = """# neurips26 leaderboard
 Models evaluated with [lm-eval](https://github.com/EleutherAI/lm-evaluation-harness) on the neurips26 tasks.
@@ -69,7 +78,9 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         daily_limit = space_daily_limit()
     groups = boards.task_groups(store.tasks)
     tasks = [task for members in groups.values() for task in members]
-    shown_boards = [boards.OVERALL, *groups]  # a tab each; the Per task tab shows the chosen task
+    track_list = tracks.tracks(store.tasks, store.groups)
+    views = board_views(track_list, tasks)
+    parts = board_parts(track_list, store, groups)
 
     with gr.Blocks(title="neurips26 leaderboard", analytics_enabled=False) as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False)  # in the app, whoever launches it
@@ -92,26 +103,32 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                                                label="Columns (Rank, Model, Score and the per-benchmark scores "
                                                      "are always shown)", scale=2)
                 unranked = gr.Textbox(label="Not ranked", interactive=False, visible=False, elem_id="unranked")
-                tables, board_tabs = [], []
-                current = gr.State(boards.OVERALL)  # the board whose plot shows; None: the chosen task
+                tables, pickers, board_tabs = [], [], []
+                current = gr.State(0)  # the index of the board tab whose chosen board the plot shows
                 with gr.Tabs():
-                    for name in shown_boards:
-                        with gr.Tab(name, id=f"board-{name}") as board_tab:
-                            tables.append(gr.Dataframe(label=f"{name} leaderboard", interactive=False,
-                                                       elem_id=f"board-{name}", max_height=600, wrap=True))
+                    for view in views:
+                        with gr.Tab(view.label, id=f"board-{view.key}") as board_tab:
+                            if view.demo:
+                                gr.Markdown(DEMO_NOTE, elem_id="demo-note")
+                            if view.key == "task":
+                                pickers.append(gr.Dropdown(view.choices, value=view.choices[0] if view.choices
+                                                           else None, label="Task", elem_id="task-pick"))
+                                task_protocol = gr.Markdown(boards.protocol_text(store, view.choices[0])
+                                                            if view.choices else "", elem_id="task-protocol")
+                            else:
+                                pickers.append(gr.Radio(view.choices, value=view.choices[0] if view.choices
+                                                        else None, label="Board", elem_id=f"pick-{view.key}",
+                                                        visible=len(view.choices) > 1))
+                            tables.append(gr.Dataframe(label=view.table_label, interactive=False,
+                                                       elem_id=f"board-{view.key}", max_height=600, wrap=True))
                         board_tabs.append(board_tab)
-                    with gr.Tab("Per task", id="board-task") as board_tab:
-                        task = gr.Dropdown(tasks, value=tasks[0] if tasks else None, label="Task",
-                                           elem_id="task-pick")
-                        task_protocol = gr.Markdown(boards.protocol_text(store, tasks[0]) if tasks else "",
-                                                    elem_id="task-protocol")
-                        tables.append(gr.Dataframe(label="Task leaderboard", interactive=False, elem_id="board-task",
-                                                   max_height=600, wrap=True))
-                    board_tabs.append(board_tab)
+                task = pickers[-1]
                 plot = gr.Plot(label="Score against parameter count", elem_id="score-plot")
-                gr.Markdown("Select a row to open its model page. A benchmark's score is defined as Overall, "
-                            "over its tasks. Runs that differ from a task protocol are UNRANKED: they are listed "
-                            "on the Model page with the reason, never on a board.\n\n" + boards.overall_text(store),
+                gr.Markdown("Select a row to open its model page. Each track (Text LM, Video LM, each method family) "
+                            "has its own overall: a submission is ranked on the boards its run completes. A "
+                            "benchmark's score is defined as its track's overall, over its tasks. Runs that differ "
+                            "from a task protocol are UNRANKED: they are listed on the Model page with the reason and "
+                            "in the Demo runs tab, never on a board.\n\n" + boards.overall_text(store, track_list),
                             elem_id="overall-definition")
 
             with gr.Tab("Submit", id="submit"):
@@ -125,8 +142,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 with gr.Row():
                     results_file = gr.File(label="lm-eval results file (results_*.json)", file_types=[".json"],
                                            elem_id="results-file")
-                    samples_files = gr.File(label="Samples files (samples_*.jsonl, optional)", file_count="multiple",
-                                            file_types=[".jsonl"], elem_id="samples-files")
+                    samples_files = gr.File(label="Samples files (samples_*.jsonl, one per task: required)",
+                                            file_count="multiple", file_types=[".jsonl"], elem_id="samples-files")
                 with gr.Row():
                     model_id = gr.Textbox(label="Model id (ORG/NAME on the Hub)", elem_id="model-id", scale=2)
                     revision = gr.Textbox(label="Revision (commit hash, 7-64 hex)", elem_id="revision", scale=2)
@@ -140,8 +157,10 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                                            elem_id="submitter")
                 submit = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 verdict = gr.Textbox(label="Verdict", interactive=False, lines=3, elem_id="verdict")
-                submitted_scores = gr.Dataframe(model_page.entry_scores(store, None), label="Scores read from the file",
-                                                interactive=False, elem_id="submitted-scores", wrap=True)
+                # an empty frame would show Gradio's placeholder headers (1 2 3): name the columns instead
+                submitted_scores = gr.Dataframe(None, headers=list(model_page.entry_scores(store, None).columns),
+                                                label="Scores read from the file", interactive=False,
+                                                elem_id="submitted-scores", wrap=True)
 
             with gr.Tab("Model page", id="model"):
                 pick = gr.Dropdown([], value=None, label="Submission", elem_id="model-pick")
@@ -167,8 +186,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 sql_result = gr.Dataframe(label="Result", interactive=False, wrap=True, elem_id="sql-result")
 
         # ------------------------------------------------------------ leaderboard
-        filter_inputs = [raw, current, task, search, min_b, max_b, precisions, types, licenses, columns]
-        cache = boards.BoardCache(store, groups)
+        filter_inputs = [raw, current, search, min_b, max_b, precisions, types, licenses, columns, *pickers]
+        cache = boards.BoardCache(store, track_list, tasks)
 
         def load() -> tuple[dict[str, pl.DataFrame], Any, Any]:
             loaded, problems = cache.get()
@@ -184,27 +203,28 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             best = boards.most_submitted(loaded, tasks)
             return gr.Dropdown(value=best) if best else gr.Dropdown()
 
-        def render(loaded: dict[str, pl.DataFrame], plotted: str | None, task_name: str | None, text: str,
-                   low: float | None, high: float | None, precision_values: list[str], type_values: list[str],
-                   license_values: list[str], chosen: list[str]) -> list[Any]:
+        def render(loaded: dict[str, pl.DataFrame], active: int, text: str, low: float | None, high: float | None,
+                   precision_values: list[str], type_values: list[str], license_values: list[str], chosen: list[str],
+                   *picked: str | None) -> list[Any]:
             filters = boards.Filters(text, low or None, high or None, precision_values, type_values,
                                     license_values or None)
             shown = {name: boards.filter_board(board, filters) for name, board in loaded.items()}
-            parts = {boards.OVERALL: list(groups), **groups}  # the score columns of each table
-            names = [*shown_boards, task_name]
+            names = [view.board(name) for view, name in zip(views, picked, strict=True)]
             frames = [boards.format_board(shown.get(name, boards.empty_board()),
                                          {part: shown[part] for part in parts.get(name, []) if part in shown})
                       for name in names]
             frames = [boards.select_columns(frame, chosen) for frame in frames]
-            plotted = plotted or task_name or ""
+            frames = [boards.demo_view(frame) if view.demo else frame
+                      for view, frame in zip(views, frames, strict=True)]
+            plotted = names[active] if 0 <= active < len(names) else ""
             return ([gr.Dataframe(value=frame, datatype=boards.column_types(frame)) for frame in frames]
                     + [boards.score_plot(shown.get(plotted, boards.empty_board()), plotted)])
 
-        def opener(name: str | None) -> Any:
-            def open_model(loaded: dict[str, pl.DataFrame], task_name: str | None, shown: Any,
+        def opener(view: BoardView) -> Any:
+            def open_model(loaded: dict[str, pl.DataFrame], picked: str | None, shown: Any,
                            event: gr.SelectData) -> tuple[Any, Any]:
                 row = dict(zip(list(shown.columns), event.row_value or [], strict=False))
-                submission = boards.submission_of_row(row, loaded.get(name or task_name or "", boards.empty_board()))
+                submission = boards.submission_of_row(row, loaded.get(view.board(picked), boards.empty_board()))
                 if submission is None:
                     return gr.Dropdown(), gr.Tabs()
                 return gr.Dropdown(choices=model_choices(), value=submission), gr.Tabs(selected="model")
@@ -216,17 +236,17 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
         demo.load(**reload).then(busiest_task, raw, task).then(**redraw)
         refresh.click(load_fresh, None, reload["outputs"]).then(**redraw)
         task.change(lambda name: boards.protocol_text(store, name), task, task_protocol)
-        gr.on([task.change, search.change, min_b.change, max_b.change, precisions.change, types.change,
-               licenses.change, columns.change], **redraw)
-        for name, board_tab in zip([*shown_boards, None], board_tabs, strict=True):
-            board_tab.select(boards.constant(name), None, current).then(**redraw)
+        gr.on([*(p.change for p in pickers), search.change, min_b.change, max_b.change, precisions.change,
+               types.change, licenses.change, columns.change], **redraw)
+        for index, board_tab in enumerate(board_tabs):
+            board_tab.select(boards.constant(index), None, current).then(**redraw)
 
         # ------------------------------------------------------------ submit
         def fill_from(path: str | None) -> list[Any]:
             guess = submitting.prefill(submitting.uploaded_results(path)) if path else {}
             return [gr.Textbox(value=guess["model_id"]) if "model_id" in guess else gr.Textbox(),
                     gr.Textbox(value=guess["revision"]) if "revision" in guess else gr.Textbox(),
-                    gr.Textbox(value=str(guess["params"])) if "params" in guess else gr.Textbox(),
+                    gr.Textbox(value=submitting.params_text(guess["params"])) if "params" in guess else gr.Textbox(),
                     gr.Dropdown(value=guess["precision"]) if "precision" in guess else gr.Dropdown()]
 
         results_file.upload(fill_from, results_file, [model_id, revision, params, precision])
@@ -274,8 +294,8 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             return [page.about, page.breakdown, page.signatures, page.command, page.settings, page.chat_template]
 
         model_outputs = [about, breakdown, signatures, command, settings, chat_template]
-        for name, table in zip([*shown_boards, None], tables, strict=True):
-            table.select(opener(name), [raw, task, table], [pick, tabs])
+        for view, picker, table in zip(views, pickers, tables, strict=True):
+            table.select(opener(view), [raw, picker, table], [pick, tabs])
         pick.change(show_model, [pick, raw], model_outputs)
         demo.load(first_model, None, pick)
         submitted.then(lambda: gr.Dropdown(choices=model_choices()), None, pick)

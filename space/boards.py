@@ -15,8 +15,9 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 from neurips26.leaderboard.ranking import OVERALL_DEFINITION, leaderboard, left_out, scope
+from neurips26.leaderboard.tables import UNRANKED, VALID
+from neurips26.leaderboard.tracks import Track, board_scopes, track_parts
 
-OVERALL = "Overall"
 SCORE = "Score [95% CI]"  # one cell: the score and its interval, so the interval is never scrolled out of view
 # Columns a user may hide; Rank, Model, Score and the per-task or per-benchmark score columns always show.
 OPTIONAL_COLUMNS = ("Rank range", "± SE", "n", "Params (B)", "Precision", "Type", "License", "Revision",
@@ -231,26 +232,82 @@ def task_groups(specs: dict[str, Any]) -> dict[str, list[str]]:
     return dict(sorted(groups.items()))
 
 
-def load_boards(store: Any, groups: dict[str, list[str]]) -> tuple[dict[str, pl.DataFrame], list[str]]:
-    """Raw leaderboards by name (Overall, each benchmark, each task) and why any of them could not be ranked."""
-    scopes: dict[str, dict[str, str]] = {OVERALL: {}, **{g: {"group": g} for g in groups}}
-    scopes |= {task: {"task": task} for members in groups.values() for task in members}
+DEMO = "demo:"  # prefix of a demo-view board's name: the same board over UNRANKED submissions
+
+
+def board_names(track_list: list[Track]) -> list[str]:
+    """Every board of the tracks: each track's overall, then its parts."""
+    return list(board_scopes(track_list))
+
+
+def load_boards(store: Any, track_list: list[Track], tasks: Iterable[str] = ()
+                ) -> tuple[dict[str, pl.DataFrame], list[str]]:
+    """Raw leaderboards by name (each track's overall and parts, each of ``tasks``; and the same boards of the lm-eval
+    tracks over UNRANKED runs, named ``demo:<board>``), and why any of them could not be ranked."""
+    scopes = board_scopes(track_list) | {task: {"task": task} for task in tasks}
+    demo = board_scopes([t for t in track_list if not t.family])
     boards, problems = {}, []
-    for name, where in scopes.items():
-        try:
-            boards[name] = board_frame(leaderboard(store, **where))
-        except ValueError as exc:
-            boards[name] = empty_board()
-            problems.append(f"{name}: {exc}")
+    for prefix, where_by_name, status in (("", scopes, VALID), (DEMO, demo, UNRANKED)):
+        scores = store.scores(status=status)
+        for name, where in where_by_name.items():
+            try:
+                boards[prefix + name] = board_frame(leaderboard(store, scores=scores, **where))
+            except ValueError as exc:
+                boards[prefix + name] = empty_board()
+                problems.append(f"{prefix}{name}: {exc}")
     return boards, problems
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """One board tab: its boards to choose from (``demo``: the same boards over UNRANKED runs)."""
+
+    key: str
+    label: str
+    choices: list[str]
+    demo: bool = False
+
+    @property
+    def table_label(self) -> str:
+        return "Demo runs: not ranked" if self.demo else f"{self.label} leaderboard"
+
+    def board(self, picked: str | None) -> str:
+        """The name of the loaded board that ``picked`` (a choice of this tab) shows."""
+        return f"{DEMO}{picked}" if self.demo else picked or ""
+
+
+def board_views(track_list: list[Track], tasks: list[str]) -> list[BoardView]:
+    """The board tabs: one per lm-eval track, one for every method family, Per task, then Demo runs."""
+    views = [BoardView(t.name, t.label, [t.board, *t.parts]) for t in track_list if not t.family]
+    families = [t.board for t in track_list if t.family]
+    if families:
+        views.append(BoardView("methods", "Methods", families))
+    demo = [name for t in track_list if not t.family for name in (t.board, *t.parts)]
+    return [*views, BoardView("task", "Per task", tasks), BoardView("demo", "Demo runs", demo, demo=True)]
+
+
+def board_parts(track_list: list[Track], store: Any, groups: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Board -> the boards shown as its score columns: a track's overall has its ranked parts, a group its tasks
+    (the demo boards: the parts' demo boards)."""
+    out: dict[str, list[str]] = {}
+    for track in track_list:
+        out[track.board] = track_parts(track, store.tasks, store.groups) or groups.get(track.group, [])
+        out[f"{DEMO}{track.board}"] = [f"{DEMO}{p}" for p in track_parts(track, store.tasks, store.groups)]
+        out |= {part: groups.get(part, []) for part in track.parts}
+    return out
+
+
+def demo_view(frame: pl.DataFrame) -> pl.DataFrame:
+    """A formatted board of UNRANKED runs: ordered by score, with no rank columns (they are not ranked)."""
+    return frame.drop([c for c in ("Rank", "Rank range") if c in frame.columns])
 
 
 class BoardCache:
     """:func:`load_boards`, computed again after :meth:`clear` (a submission) or once ``ttl`` seconds have passed
     (submissions made elsewhere, e.g. with ``neurips26 submit``)."""
 
-    def __init__(self, store: Any, groups: dict[str, list[str]], ttl: float = 60.0):
-        self.store, self.groups, self.ttl = store, groups, ttl
+    def __init__(self, store: Any, track_list: list[Track], tasks: Iterable[str] = (), ttl: float = 60.0):
+        self.store, self.tracks, self.tasks, self.ttl = store, track_list, list(tasks), ttl
         self._lock = threading.Lock()
         self._value: tuple[dict[str, pl.DataFrame], list[str]] | None = None
         self._at = 0.0
@@ -258,7 +315,7 @@ class BoardCache:
     def get(self) -> tuple[dict[str, pl.DataFrame], list[str]]:
         with self._lock:
             if self._value is None or time.monotonic() - self._at > self.ttl:
-                self._value = load_boards(self.store, self.groups)
+                self._value = load_boards(self.store, self.tracks, self.tasks)
                 self._at = time.monotonic()
             return self._value
 
@@ -296,12 +353,14 @@ def submission_of_row(row: dict[str, Any], board: pl.DataFrame) -> int | None:
 
 
 
-def overall_text(store: Any) -> str:
-    """How overall is defined, and which tasks it leaves out and why (shown under the boards)."""
-    names = scope(store.tasks, groups=store.groups)
-    out = left_out(store.tasks, names)
-    lines = [f"**Overall**: {OVERALL_DEFINITION}."]
-    lines += [f"- `{task}` is not in overall: {why}" for task, why in sorted(out.items())]
+def overall_text(store: Any, track_list: list[Track]) -> str:
+    """How each track's overall is defined, and which of its tasks it leaves out and why (shown under the boards)."""
+    lines = [f"**A track's overall**: {OVERALL_DEFINITION}."]
+    for track in track_list:
+        names = scope(store.tasks, group=track.group, groups=store.groups)
+        lines.append(f"- **{track.board}**: {', '.join(f'`{n}`' for n in names)}")
+        lines += [f"  - `{task}` is not in its mean: {why}"
+                  for task, why in sorted(left_out(store.tasks, names, track.group).items())]
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from neurips26.leaderboard import diagnosis
+from neurips26.leaderboard.ranking import intervals
 
 from neurips26 import jsonfile
 from neurips26.results import ResultsError, Run, parse_run
@@ -190,24 +191,38 @@ def entry_scores(store: Any, submission_id: int | None) -> pl.DataFrame:
     return pl.DataFrame({
         "Task": [r["task"] for r in rows], "Metric": [r["metric"] for r in rows],
         "Value": [sig3(r["value"]) for r in rows],
-        "95% CI": [interval(*score_interval(store.sample_scores(submission_id, r["task"], r["metric"]), r["value"],
-                                            r["n"])) for r in rows],
+        "95% CI": [interval(*(score_interval(store.sample_scores(submission_id, r["task"], r["metric"]), r["value"],
+                                             r["n"]) or stderr_interval(store, r))) for r in rows],
         "± SE": [sig3(r["stderr"]) for r in rows], "n": [r["n"] for r in rows]}, schema=empty.schema)
 
 
 BOOTSTRAP = 2000  # resamples of a non-binary metric's per-document scores
 
 
-def score_interval(per_doc: dict[int, Any], value: float | None, n: int | None) -> tuple[float | None, float | None]:
+def stderr_interval(store: Any, row: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The interval the boards give a score (:func:`neurips26.leaderboard.ranking.intervals`): value ± 1.96 SE in the
+    metric's range (the SE of a corpus-level metric such as macro-F1 or perplexity is its bootstrap SE), the
+    metric's whole range when no SE could be computed; (None, None) for a metric the task does not declare."""
+    spec = store.tasks.get(row["task"])
+    metric = spec.metrics.get(row["metric"]) if spec is not None else None
+    if metric is None or row["value"] is None:
+        return None, None
+    stderr = np.nan if row["stderr"] is None else float(row["stderr"])
+    low, high = intervals(metric, np.array([row["value"]], float), np.array([stderr]), np.array([row["n"] or 0]))
+    return float(low[0]), float(high[0])
+
+
+def score_interval(per_doc: dict[int, Any], value: float | None, n: int | None) -> tuple[float, float] | None:
     """A 95% interval of a score at any n: Wilson's for a proportion (per-document scores all 0 or 1, as acc and
-    exact_match), else the percentile bootstrap of the per-document mean; (None, None) when neither applies (no
-    per-document scores, or a corpus-level metric such as macro-F1 that is not their mean)."""
+    exact_match), else the percentile bootstrap of the per-document mean; None when neither applies (no
+    per-document scores, or a corpus-level metric such as macro-F1 that is not their mean: see
+    :func:`stderr_interval`)."""
     values = [v for v in per_doc.values() if isinstance(v, int | float) and not isinstance(v, bool)]
     if value is None or not values or len(values) != len(per_doc):
-        return None, None
+        return None
     data = np.asarray(values, float)
     if not np.isclose(data.mean(), value, atol=1e-6):
-        return None, None
+        return None
     if np.isin(data, (0.0, 1.0)).all():
         low, high = wilson(value, n or len(data))
         return float(low), float(high)

@@ -34,6 +34,15 @@ def parse_params(text: str | float | int | None) -> int:
     return round(float(match[1]) * _SCALE[match[2].lower()])
 
 
+def params_text(count: int) -> str:
+    """A parameter count as the Parameters field's hint writes it, three significant digits: ``135M``, ``7.24B``
+    (the board shows counts to three digits too)."""
+    for suffix, scale in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("K", 10**3)):
+        if count >= scale:
+            return f"{float(f'{count / scale:.3g}'):g}{suffix}"
+    return str(count)
+
+
 def uploaded_results(path: str | Path) -> dict[str, Any]:
     """The uploaded results file as a JSON object to :func:`prefill` from; empty when it is over the results
     size limit, nested too deeply, not JSON or not an object (the submission itself then says why)."""

@@ -22,7 +22,7 @@ import pytest
 import typer
 import yaml
 from neurips26.corpora.locus.build import build as build_locus
-from neurips26.leaderboard import diagnosis
+from neurips26.leaderboard import diagnosis, tracks
 from neurips26.leaderboard.catalog import shipped_tasks
 from neurips26.leaderboard.store import Store
 from neurips26.space import app, boards, dataset_sql, model_page, submitting
@@ -302,11 +302,14 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert submitting.submit(store, "bob", 2, None, [], *fields) == ("Choose a results file (results_*.json) first.",
                                                                      None)
 
-    groups = boards.task_groups(store.tasks)
-    loaded, unranked = boards.load_boards(store, groups)
-    assert set(loaded) == {boards.OVERALL, *groups, *store.tasks}
+    track_list = tracks.tracks(store.tasks, store.groups)
+    assert [t.board for t in track_list] == ["locus"]  # a task folder of its own: a track whose overall is its group
+    loaded, unranked = boards.load_boards(store, track_list, store.tasks)
+    assert set(loaded) == {"locus", *store.tasks, f"{boards.DEMO}locus"}
     ranked = {name for name, board in loaded.items() if board["model_id"].to_list() == [MODEL]}
-    assert ranked == set(loaded) and not unranked
+    assert ranked == {"locus", *store.tasks} and not unranked
+    # the limited run (#3, UNRANKED) is on the demo view only, never beside the ranked one
+    assert loaded[f"{boards.DEMO}locus"]["submission_id"].to_list() == [3]
     assert boards.licenses_of(loaded) == ["apache-2.0"]
     assert model_page.submission_choices(store.entries()) == [
         (f"{MODEL} @ 0123456 · float32 · #1", 1), (f"{MODEL} @ 0123456 · float32 · #3 · unranked", 3)]
@@ -335,7 +338,7 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert about["status"] == "UNRANKED" and "locus_domain: run with --limit 2" in about["why not ranked"]
     assert unranked_page.breakdown.height == 4 and set(unranked_page.breakdown["Rank (range)"]) == {""}
     assert model_page.model_page(store, 99, loaded).about.height == 0
-    assert "only submissions with every task in scope are ranked" in boards.overall_text(store)
+    assert "only submissions with every task in scope are ranked" in boards.overall_text(store, track_list)
     assert boards.protocol_text(store, "locus_domain").startswith(
         f"`locus_domain` v{store.tasks['locus_domain'].version:g}: ranked by **acc** (higher is better, range [0, 1]) "
         "on the test split in full, 0-shot")
@@ -394,7 +397,15 @@ def test_local_app_needs_no_login(tmp_path: Path, data_root: Path, monkeypatch: 
     assert submitter.visible is True
     tabs = {c.label for c in components(demo, gr.Tab)}
     groups = boards.task_groups(shipped_tasks())
-    assert {"Leaderboard", "Submit", "Model page", "Datasets", boards.OVERALL, *groups, "Per task"} <= tabs
+    # the board tabs follow the tracks: Text LM, Video LM, the method families, Per task, Demo runs (no 29-task
+    # overall that no model can complete)
+    assert {"Leaderboard", "Submit", "Model page", "Datasets", "Text LM", "Video LM", "Methods", "Per task",
+            "Demo runs"} <= tabs and "Overall" not in tabs and not set(groups) & tabs
+    text = next(c for c in components(demo, gr.Radio) if c.elem_id == "pick-text")
+    assert [value for _, value in text.choices] == ["Text LM overall", "locus", "rolebench_unlearn",
+                                                     "locus_analysis_gold"]
+    methods = next(c for c in components(demo, gr.Radio) if c.elem_id == "pick-methods")
+    assert {"fic", "rediff", "robot_actions"} <= {value for _, value in methods.choices}
     task_pick = next(c for c in components(demo, gr.Dropdown) if c.elem_id == "task-pick")
     assert [value for _, value in task_pick.choices] == [t for members in groups.values() for t in members]
 
@@ -490,6 +501,7 @@ IMPORTS_SCRIPT = """
 import ast, json, subprocess, sys, tempfile
 from pathlib import Path
 import app, neurips26
+from neurips26.leaderboard import tracks
 from neurips26.leaderboard.store import Store
 from neurips26.space import boards, dataset_sql
 with tempfile.TemporaryDirectory() as tmp:
@@ -498,8 +510,9 @@ with tempfile.TemporaryDirectory() as tmp:
                     "from neurips26.corpora.locus.build import build; build(out=Path(sys.argv[1]))",
                     str(Path(tmp) / "data" / "locus")], check=True)
     app.build_app(Path(tmp) / "store", Path(tmp) / "data")
-    loaded, _ = boards.load_boards(Store(Path(tmp) / "store"), {})
-    boards.score_plot(loaded[boards.OVERALL], boards.OVERALL)
+    store = Store(Path(tmp) / "store")
+    loaded, _ = boards.load_boards(store, tracks.tracks(store.tasks, store.groups))
+    boards.score_plot(loaded["Text LM overall"], "Text LM overall")
     dataset_sql.run_sql("SELECT 1", Path(tmp) / "data")
 here = Path.cwd()
 files = sorted({str(Path(m.__file__).relative_to(here)) for m in list(sys.modules.values())
