@@ -21,8 +21,9 @@ forensic = typer.Typer(no_args_is_help=True, help="Gated Forensic Memory: a rela
                                                   "into the late layers of a frozen VLM.")
 
 OutOpt = Annotated[Path, typer.Option(help="Folder for the curve (JSON) and its plot.")]
-VlmOpt = Annotated[Path | None, typer.Option(help="A local Idefics3-style VLM folder (e.g. SmolVLM); default: a "
-                                                  "small random Idefics3 (mechanics only, no trained perception).")]
+VlmOpt = Annotated[Path | None, typer.Option(exists=True, help="A local Idefics3-style VLM folder (e.g. SmolVLM); "
+                                                  "default: a small random Idefics3 (mechanics only, no trained "
+                                                  "perception).")]
 
 
 def _curve_rows(scores: list[probing.LayerScore]) -> list[dict]:
@@ -47,7 +48,7 @@ def _vlm(model: Path | None, device: str) -> VLM:
 
 @probe.command("text")
 def text(data: Annotated[Path | None, typer.Option(help="Folder of built datasets holding locus/.")] = None,
-         sections: Annotated[int, typer.Option(help="Sections with a penalty clause to probe.")] = 60,
+         sections: Annotated[int, typer.Option(min=1, help="Sections with a penalty clause to probe.")] = 60,
          model: Annotated[Path | None, typer.Option(help="A Hugging Face causal LM folder (default: the embedded "
                                                          "SmolLM2-135M-Instruct).")] = None,
          device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
@@ -69,8 +70,8 @@ def text(data: Annotated[Path | None, typer.Option(help="Folder of built dataset
 
 
 @probe.command("vision")
-def vision_probe(images: Annotated[int, typer.Option(help="Generated images (a third authentic).")] = 48,
-                 model: VlmOpt = None, seed: Annotated[int, typer.Option(help="Generator seed.")] = 0,
+def vision_probe(images: Annotated[int, typer.Option(min=1, help="Generated images (a third authentic).")] = 48,
+                 model: VlmOpt = None, seed: Annotated[int, typer.Option(min=0, help="Generator seed.")] = 0,
                  device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
                  out: OutOpt = Path("probes"), fmt: FormatOpt = Format.table) -> None:
     """Where do a VLM's tampered-region image tokens separate from the authentic ones?"""
@@ -91,14 +92,14 @@ def _accuracy_row(what: str, before: float | None, after: list[int]) -> dict:
 
 
 @forensic.command("train")
-def train(images: Annotated[int, typer.Option(help="Generated training images.")] = 256,
-          test_images: Annotated[int, typer.Option(help="Generated held-out images (photographs never trained on)."
-                                                   )] = 200,
-          steps: Annotated[int, typer.Option(help="Relay optimiser steps.")] = 300,
-          batch: Annotated[int, typer.Option(help="Images per step.")] = 8,
+def train(images: Annotated[int, typer.Option(min=1, help="Generated training images.")] = 256,
+          test_images: Annotated[int, typer.Option(
+              min=1, help="Generated held-out images (photographs never trained on).")] = 200,
+          steps: Annotated[int, typer.Option(min=1, help="Relay optimiser steps.")] = 300,
+          batch: Annotated[int, typer.Option(min=1, help="Images per step.")] = 8,
           read_layer: Annotated[int | None, typer.Option(help="Layer the relay reads (default: the vision "
                                                              "probe's peak before the write layers).")] = None,
-          model: VlmOpt = None, seed: Annotated[int, typer.Option(help="Generator and split seed.")] = 0,
+          model: VlmOpt = None, seed: Annotated[int, typer.Option(min=0, help="Generator and split seed.")] = 0,
           out: OutOpt = Path("probes"), fmt: FormatOpt = Format.table) -> None:
     """Train the relay on authenticity labels (the VLM frozen); held-out accuracy and late-layer probe AUC,
     before/after. Training and held-out images come from disjoint photographs."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -12,7 +12,7 @@ import typer
 def unlearn(
     method: Annotated[str, typer.Option(
         help="Method(s), comma-separated, or 'all': reference, refusal, ga, gd, npo, rolemoe.")] = "npo",
-    split: Annotated[str, typer.Option(help="Forget set: forget01, forget05 or forget10.")] = "forget05",
+    split: Annotated[Literal["forget01", "forget05", "forget10"], typer.Option(help="Forget set.")] = "forget05",
     model: Annotated[str | None, typer.Option(
         help="Any transformers causal LM (id or folder); default the embedded SmolLM2-135M-Instruct.")] = None,
     data: Annotated[Path | None, typer.Option(
@@ -45,7 +45,7 @@ def unlearn(
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens generated per response.")] = 48,
     eval_batch_size: Annotated[int, typer.Option(min=1, help="Prompts per generation batch.")] = 16,
     device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for the order of training examples.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed for the order of training examples.")] = 0,
 ) -> None:
     """Unlearn the target roles of a forget set with baselines; write each model (or adapter) and its evaluation.
 
