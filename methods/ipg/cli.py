@@ -6,7 +6,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -26,10 +26,10 @@ def ipg(
     temperature: Annotated[float, typer.Option(help="Sampling temperature of the policy.")] = 1.0,
     outcome: Annotated[str, typer.Option(help="Scorer: number (final number matches) or contains.")] = "number",
     sae: Annotated[Path | None, typer.Option(
-        help="SAE weights (.safetensors/.pt/.npz: W_enc, b_enc, W_dec, b_dec[, threshold]): attribute its "
+        exists=True, help="SAE weights (.safetensors/.pt/.npz: W_enc, b_enc, W_dec, b_dec[, threshold]): attribute its "
              "features at the one layer in --layers instead of MLP neurons.")] = None,
-    sae_site: Annotated[str, typer.Option(help="Where the SAE reads: resid (layer output) or mlp (MLP output).")]
-    = "resid",
+    sae_site: Annotated[Literal["resid", "mlp"], typer.Option(
+        help="Where the SAE reads: resid (layer output) or mlp (MLP output).")] = "resid",
     module: Annotated[str | None, typer.Option(
         help="Projection whose input holds the neurons, e.g. 'model.layers.{layer}.mlp.down_proj' "
              "(default: found by name).")] = None,
@@ -45,7 +45,7 @@ def ipg(
         "Validate on --problems further problems (default) or on the attributed ones."))] = True,
     endpoints: Annotated[bool, typer.Option(help="Also sample J(0) and J(1) for the completeness check.")] = True,
     batch_rows: Annotated[int, typer.Option(help="Trajectories per batched model pass.")] = 64,
-    seed: Annotated[int, typer.Option(help="Seed for problems and sampling.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed for problems and sampling.")] = 0,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     out: Annotated[Path, typer.Option(help="Output folder (Hub-ready dataset + ipg.png).")] = Path("ipg"),
 ) -> None:

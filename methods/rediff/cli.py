@@ -65,7 +65,7 @@ def train(
     batch_size: Annotated[int, typer.Option(min=2, help="Problems per step.")] = DEFAULT.batch_size,
     dim: Annotated[int, typer.Option(min=8, help="Model width.")] = DEFAULT.dim,
     layers: Annotated[int, typer.Option(min=1, help="Transformer layers.")] = DEFAULT.layers,
-    seed: Annotated[int, typer.Option(help="Seed of the initial weights and the training problems.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the initial weights and the training problems.")] = 0,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
 ) -> None:
     """Pre-train a masked-diffusion LM on generated addition, then branch it: ReDiff (stage 1 on synthetic
