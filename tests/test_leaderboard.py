@@ -721,3 +721,25 @@ def test_failure_signatures_are_kept_with_a_submission(store: Store, real: dict[
     kept = store.root / "signatures" / f"{entry.id}.json"
     assert json.loads(kept.read_text())["signatures"] == rows == diagnosis.compute(store, entry.id)
     assert all(r["difference"] == 0 for r in diagnosis.compare(store, entry.id, entry.id))
+
+
+def test_every_track_has_an_overall_a_submission_can_complete() -> None:
+    """No board asks for every task (text QA, video QA, segmentation, robot control...): each track's overall covers
+    the tasks one kind of submission runs, and every ranked task is on exactly one track."""
+    from neurips26.leaderboard.catalog import shipped_groups
+    from neurips26.leaderboard.ranking import in_overall, scope
+    from neurips26.leaderboard.tracks import board_scopes, track_of, track_parts, tracks
+
+    tasks, groups = shipped_tasks(), shipped_groups()
+    found = tracks(tasks, groups)
+    by_name = {t.name: t for t in found}
+    assert list(by_name)[:2] == ["text", "video"] and {"fic", "rediff", "robot_actions"} <= set(by_name)
+    text, video = by_name["text"], by_name["video"]
+    assert text.board == "Text LM overall" and text.parts == ("locus", "rolebench_unlearn", "locus_analysis_gold")
+    assert track_parts(text, tasks, groups) == ["locus"]  # RoleBench-Unlearn keeps its own board
+    assert set(scope(tasks, group=text.group, groups=groups)).isdisjoint(scope(tasks, group=video.group, groups=groups))
+    on_video = {t.output_type for t in tasks.values() if track_of(t.name, found, tasks, groups) is video}
+    assert on_video == {"generate_until"}
+    ranked = [name for name, spec in tasks.items() if in_overall(spec, spec.group)]
+    assert all(track_of(name, found, tasks, groups) is not None for name in ranked)
+    assert "Overall" not in board_scopes(found) and len(board_scopes(found)) == len(found) + 5
