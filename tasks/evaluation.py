@@ -18,11 +18,13 @@ On a GPU machine with the ``gpu`` extra (vLLM)::
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neurips26.tasks import TASKS_DIR
+from neurips26.tasks import TASKS_DIR, built_folder
 
 from neurips26 import models, settings
 from neurips26.errors import UnknownNameError, UserError
@@ -45,8 +47,9 @@ def task_manager(metadata: dict[str, Any] | None = None):
     return TaskManager(include_path=str(TASKS_DIR), include_defaults=False, metadata=metadata)
 
 
+@functools.cache
 def list_tasks() -> dict[str, list[str]]:
-    """{"groups": [...], "tasks": [...]} known in our tasks folder."""
+    """{"groups": [...], "tasks": [...]} known in our tasks folder (read once per process; do not modify)."""
     manager = task_manager()
     return {"groups": sorted(manager.all_groups), "tasks": sorted(manager.all_subtasks)}
 
@@ -70,6 +73,19 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     from lm_eval.utils import sanitize_model_name
     from neurips26.tasks.answerers import MODELS as REFERENCE_MODELS  # lazy: registers lm-eval models; loads lm-eval
 
+    # every check before any weights are loaded: a bad value costs no model load
+    check_model_type(model)
+    args = parse_model_args(model_args)
+    if model in REFERENCE_MODELS:  # the answerers that know nothing: no weights to load
+        pass
+    elif not args and model == "hf":
+        args = {"pretrained": None, "dtype": "float32"}  # the embedded model, converted below once all else is checked
+    elif "pretrained" not in args:
+        raise UserError(f"--model {model} needs --model-args pretrained=<model id or folder>")
+    if args.get("pretrained"):
+        models.check_model(args["pretrained"])
+    device = check_device(device)
+    check_output(Path(output))
     if data is not None:
         settings.set_data_root(data)
     known = list_tasks()
@@ -77,17 +93,12 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     if unknown:
         raise UnknownNameError(f"unknown task(s) {', '.join(unknown)}; "
                                f"known: {', '.join(known['groups'] + known['tasks'])}")
-
-    args = parse_model_args(model_args)
-    if model in REFERENCE_MODELS:  # the answerers that know nothing: no weights to load
-        pass
-    elif not args and model == "hf":
-        args = {"pretrained": str(models.default_model_dir()), "dtype": "float32"}
-    elif "pretrained" not in args:
-        raise UserError("--model-args needs pretrained=<model id or folder>")
+    check_built(tasks)
     if "pretrained" in args:
-        models.check_model(args["pretrained"])
-    device = models.device(device)
+        if args["pretrained"] is None:
+            args["pretrained"] = str(models.default_model_dir())
+        else:
+            check_hub_model(args["pretrained"], args.get("revision"))
     model_id = models.model_id(model, args)
     if apply_chat_template is None:
         apply_chat_template, why = chat_template_choice(tasks, args.get("pretrained"), model_id)
@@ -124,8 +135,6 @@ def data_read(results: dict[str, Any]) -> dict[str, Any]:
             if isinstance(config.get("metadata"), dict) and config["metadata"].get("data")}
 
 
-
-
 def leaf_tasks(names: list[str]) -> list[str]:
     """``names`` with every group replaced by its tasks (recursively), in order, without repeats."""
     from neurips26.tasks.protocol import group_members, task_configs  # lazy: reads every task YAML
@@ -140,15 +149,99 @@ def leaf_tasks(names: list[str]) -> list[str]:
 
 
 def chat_template_choice(tasks: list[str], pretrained: str | None, name: str) -> tuple[bool, str]:
-    """Whether a run applies the chat template when the user did not say, and why: what the protocols of the
-    tasks say when they agree (the standard run, so the run can be ranked); else, when they differ or there are
-    none, on for instruction-tuned models (:func:`neurips26.models.is_instruct`)."""
+    """Whether a run applies the chat template when the user did not say, and why: a chat model
+    (:func:`neurips26.models.is_instruct`) is prompted through its own template; for another model, what the
+    tasks' protocols say when they agree, else off. When the tasks' standard runs (their protocols) differ from the
+    choice, the reason says so: a run that differs from a protocol is stored unranked for that task."""
     from neurips26.tasks.protocol import shipped_protocols  # lazy: reads every task YAML
 
     protocols = shipped_protocols()
-    wanted = {protocols[t].protocol.chat_template for t in leaf_tasks(tasks) if t in protocols}
-    if len(wanted) == 1:
-        on = wanted.pop()
-        return on, f"the protocols of {', '.join(tasks)} say chat template {'on' if on else 'off'} (the standard run)"
+    standard = {t: protocols[t].protocol.chat_template for t in leaf_tasks(tasks) if t in protocols}
     instruct, why = models.is_instruct(pretrained, name)
-    return instruct, ("the tasks' protocols differ on the chat template; " if wanted else "no task protocol; ") + why
+    if instruct:
+        on, reason = True, why
+    elif len(set(standard.values())) == 1:
+        on = next(iter(standard.values()))
+        return on, f"the protocols of {', '.join(tasks)} say chat template {'on' if on else 'off'} (the standard run)"
+    else:
+        on, reason = False, ("the tasks' protocols differ on the chat template; " if standard else
+                             "no task protocol; ") + why
+    differ = sorted(t for t, wanted in standard.items() if wanted != on)
+    if differ:
+        flag = "--no-apply-chat-template" if on else "--apply-chat-template"
+        reason += (f"; the standard run of {', '.join(differ)} has it {'off' if on else 'on'} (unranked there; "
+                   f"{flag} for their standard run)")
+    return on, reason
+
+
+def check_model_type(model: str) -> None:
+    """``model`` must be an lm-eval model type whose code can be imported here (vLLM needs the ``gpu`` extra)."""
+    import lm_eval.models  # noqa: F401  (registers lm-eval's model types)
+    from lm_eval.api.registry import MODEL_REGISTRY, get_model
+
+    known = sorted(MODEL_REGISTRY.keys())
+    if model not in known:
+        raise UnknownNameError(f"unknown model type {model!r} (--model); known: {', '.join(known)}")
+    try:
+        get_model(model)
+    except ImportError as exc:
+        hint = " (pip install -e \".[gpu]\" on a CUDA machine)" if model.startswith("vllm") else ""
+        raise UserError(f"--model {model} needs the Python package {exc.name or exc}, which is not installed"
+                        f"{hint}") from None
+
+
+def check_device(requested: str | None) -> str:
+    """The device to run on (:func:`neurips26.models.device`); a name torch does not know is a UserError."""
+    import torch
+
+    chosen = models.device(requested)
+    try:
+        torch.device(chosen)
+    except RuntimeError:
+        raise UserError(f"--device {requested}: not a device (cpu, cuda or cuda:N)") from None
+    return chosen
+
+
+def check_built(tasks: list[str]) -> None:
+    """Every resource the tasks read has a built folder (:func:`neurips26.tasks.built_folder` names the command
+    that builds a missing one): checked before a model is loaded."""
+    from neurips26.tasks.protocol import task_configs  # lazy: reads every task YAML
+
+    leaves = set(leaf_tasks(tasks))
+    folders = {path.parent.name for path, config in task_configs(TASKS_DIR).items() if config.get("task") in leaves}
+    for resource in sorted(folders):
+        built_folder(resource)
+
+
+def check_output(folder: Path) -> None:
+    """``folder`` is a folder, or can be made one: its nearest existing ancestor is a writable folder."""
+    for path in [folder, *folder.absolute().parents]:
+        if path.exists():
+            if not path.is_dir():
+                raise UserError(f"--output {folder}: {path} is a file, not a folder")
+            if not os.access(path, os.W_OK):
+                raise UserError(f"--output {folder}: {path} is not writable")
+            return
+
+
+def check_hub_model(pretrained: str, revision: str | None = None) -> None:
+    """A Hub id that is not in the local cache must be reachable: offline it is a UserError, not a long retry."""
+    import socket
+    from urllib.parse import urlparse
+
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    if Path(pretrained).expanduser().exists():
+        return
+    cached = huggingface_hub.try_to_load_from_cache(pretrained, "config.json", revision=revision)
+    if isinstance(cached, str):
+        return
+    where = f"model {pretrained!r} is not in the local Hugging Face cache"
+    if constants.HF_HUB_OFFLINE:
+        raise UserError(f"{where} and HF_HUB_OFFLINE is set: download it first or pass a local folder")
+    host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
+    try:
+        socket.getaddrinfo(host, 443)
+    except OSError:
+        raise UserError(f"{where} and {host} cannot be reached (offline?): pass a local folder") from None

@@ -81,25 +81,40 @@ def test_neurips26_eval_runner(data_root: Path, model_dir: Path, tmp_path: Path)
     results_file = next(out.rglob("results_*.json"))
     results = check_results_file(results_file, TASKS)
     assert len(list(out.rglob("samples_*.jsonl"))) == 2
-    # filed under the model's id; the chat template as the LOCUS protocols say (off), the choice recorded
+    # filed under the model's id; the embedded chat model prompted through its own template by default, the
+    # choice recorded with the tasks whose protocol (template off) it differs from
     assert results_file.parent == out / "HuggingFaceTB__SmolLM2-135M-Instruct"
     assert results["model_name"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
     choice = results["config"]["neurips26_chat_template"]
-    assert choice["applied"] is False and "say chat template off (the standard run)" in choice["reason"]
-    assert not results.get("chat_template")
+    assert choice["applied"] is True and "is instruction-tuned" in choice["reason"]
+    assert "the standard run of locus_catchline, locus_domain has it off" in choice["reason"]
+    assert results.get("chat_template")  # lm-eval records the template it applied
 
 
 @pytest.mark.parametrize(("tasks", "model", "applied", "why"), [
-    (["locus_domain"], "HuggingFaceTB/SmolLM2-135M-Instruct", False, "say chat template off"),
+    (["locus_domain"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "standard run of locus_domain has it off"),
+    (["rolebench_unlearn"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "is instruction-tuned"),
     (["rolebench_unlearn"], "org/base-model", True, "say chat template on"),
-    (["neurips26"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "protocols differ"),  # LOCUS off, RoleBench on
-    (["neurips26"], "org/Base-7B", False, "not instruction-tuned"),
+    (["locus_domain"], "org/base-model", False, "say chat template off"),
+    (["neurips26"], "org/Base-7B", False, "protocols differ"),  # LOCUS off, RoleBench on
 ])
 def test_chat_template_default(tasks: list[str], model: str, applied: bool, why: str) -> None:
     from neurips26.tasks.evaluation import chat_template_choice
 
     on, reason = chat_template_choice(tasks, model, model)
     assert on is applied and why in reason
+
+
+def test_embedded_model_gets_its_chat_template_by_default(model_dir: Path) -> None:
+    """The embedded model's converted folder has a chat template, so a run applies it unless told otherwise."""
+    from neurips26.tasks.evaluation import chat_template_choice
+
+    from neurips26.models import DEFAULT_MODEL_ID
+
+    assert json.loads((model_dir / "tokenizer_config.json").read_text()).get("chat_template") or \
+        (model_dir / "chat_template.jinja").is_file()
+    on, reason = chat_template_choice(["locus_domain"], str(model_dir), DEFAULT_MODEL_ID)
+    assert on is True and "--no-apply-chat-template" in reason
 
 
 def test_eval_rejects_unknown_task_in_one_line() -> None:

@@ -30,7 +30,7 @@ def tasks(
     console.print(f"tasks folder: {TASKS_DIR}", highlight=False)
     console.print(f"groups: {', '.join(known['groups'])}", highlight=False)
     console.print(f"tasks:  {', '.join(known['tasks'])}", highlight=False)
-    console.print(f"lm_eval --include_path {TASKS_DIR} --tasks neurips26 --model hf --model_args pretrained=...",
+    console.print(f"lm_eval --include_path {TASKS_DIR} --tasks neurips26 --model hf --model_args pretrained=ORG/NAME",
                   highlight=False)
 
 
@@ -45,20 +45,29 @@ def task_arguments(metadata: str | None) -> dict | None:
     return task_args
 
 
+def batch_size_value(text: str) -> int | str:
+    """``--batch-size``: a positive count, ``auto`` or ``auto:N`` (lm-eval's forms); else a UserError."""
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    if text == "auto" or (text.startswith("auto:") and text[5:].isdigit() and int(text[5:]) > 0):
+        return text
+    raise UserError(f"--batch-size {text!r}: a positive count, auto or auto:N")
+
+
 def eval_(
     tasks: Annotated[str, typer.Option(help="Comma-separated tasks or groups.")] = "neurips26",
     model: Annotated[str, typer.Option(help="lm-eval model type: hf, vllm, ...")] = "hf",
     model_args: Annotated[str | None, typer.Option(
         help="lm-eval model args, e.g. pretrained=ORG/NAME,dtype=float32 (default: the embedded model).")] = None,
     limit: Annotated[float | None, typer.Option(help="Examples per task (or a fraction).")] = None,
-    num_fewshot: Annotated[int | None, typer.Option(help="Few-shot examples (from the train split).")] = None,
+    num_fewshot: Annotated[int | None, typer.Option(min=0, help="Few-shot examples (from the train split).")] = None,
     batch_size: Annotated[str, typer.Option(help="Batch size, or 'auto'.")] = "1",
     output: Annotated[Path, typer.Option(help="Where lm-eval's results and samples files go.")] = Path("results"),
     device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
     data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
     apply_chat_template: Annotated[bool | None, typer.Option(
         "--apply-chat-template/--no-apply-chat-template",
-        help="Prompt through the model's chat template (default: on for instruction-tuned models).")] = None,
+        help="Prompt through the model's chat template (default: on for chat models; see README).")] = None,
     submit: Annotated[bool, typer.Option(help="Hand the results to the leaderboard store.")] = False,
     revision: Annotated[str | None, typer.Option(help="With --submit: commit sha of the evaluated weights.")] = None,
     metadata: Annotated[str | None, typer.Option(help=(
@@ -73,8 +82,12 @@ def eval_(
     embedded = model_args is None and model == "hf"
     if submit and not embedded and not revision:
         raise UserError("--submit needs --revision (the commit sha of the evaluated weights)")
+    if revision and not submit:
+        raise UserError("--revision goes with --submit (it names the evaluated weights on the leaderboard)")
+    if limit is not None and (not limit > 0 or (limit > 1 and not limit.is_integer())):
+        raise UserError(f"--limit {limit}: a count of examples (1, 2, ...) or a fraction below 1")
     run = evaluation.run([t.strip() for t in tasks.split(",") if t.strip()], model, model_args, limit=limit,
-                         num_fewshot=num_fewshot, batch_size=int(batch_size) if batch_size.isdigit() else batch_size,
+                         num_fewshot=num_fewshot, batch_size=batch_size_value(batch_size),
                          output=output, device=device, data=data, apply_chat_template=apply_chat_template,
                          metadata=task_args)
     table = Table(title="scores")

@@ -22,8 +22,17 @@ from neurips26.decoding import check_text
 from neurips26.errors import UserError
 from neurips26.output import err, terminal_safe
 
-# A missing or occupied path the user named is expected too.
-EXPECTED: tuple[type[BaseException], ...] = (UserError, FileNotFoundError, FileExistsError)
+# A path the user named that is missing, occupied, a file where a folder must be (or the reverse) or not writable
+# is expected too.
+EXPECTED: tuple[type[BaseException], ...] = (UserError, FileNotFoundError, FileExistsError, NotADirectoryError,
+                                             IsADirectoryError, PermissionError)
+
+
+def describe(exc: BaseException) -> str:
+    """An expected error's message: an OS error on a path as ``<path>: <reason>``, anything else as it says."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
 
 
 def one_line(message: str) -> None:
@@ -41,7 +50,7 @@ class GuardedGroup(typer.core.TyperGroup):
                 check_text(arg, f"argument {number} ({terminal_safe(arg[:40])!s})")
             return super().invoke(ctx)
         except EXPECTED as exc:
-            one_line(str(exc))
+            one_line(describe(exc))
         except UsageError as exc:
             one_line(exc.format_message())
         raise typer.Exit(2)
