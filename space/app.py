@@ -79,7 +79,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
     groups = boards.task_groups(store.tasks)
     tasks = [task for members in groups.values() for task in members]
     track_list = tracks.tracks(store.tasks, store.groups)
-    views = board_views(track_list, tasks)
+    tab_views = board_views(track_list, tasks)
     parts = board_parts(track_list, store, groups)
 
     with gr.Blocks(title="neurips26 leaderboard", analytics_enabled=False) as demo:
@@ -106,7 +106,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                 tables, pickers, board_tabs = [], [], []
                 current = gr.State(0)  # the index of the board tab whose chosen board the plot shows
                 with gr.Tabs():
-                    for view in views:
+                    for view in tab_views:
                         with gr.Tab(view.label, id=f"board-{view.key}") as board_tab:
                             if view.demo:
                                 gr.Markdown(DEMO_NOTE, elem_id="demo-note")
@@ -209,13 +209,13 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             filters = boards.Filters(text, low or None, high or None, precision_values, type_values,
                                     license_values or None)
             shown = {name: boards.filter_board(board, filters) for name, board in loaded.items()}
-            names = [view.board(name) for view, name in zip(views, picked, strict=True)]
+            names = [view.board(name) for view, name in zip(tab_views, picked, strict=True)]
             frames = [boards.format_board(shown.get(name, boards.empty_board()),
                                          {part: shown[part] for part in parts.get(name, []) if part in shown})
                       for name in names]
             frames = [boards.select_columns(frame, chosen) for frame in frames]
             frames = [boards.demo_view(frame) if view.demo else frame
-                      for view, frame in zip(views, frames, strict=True)]
+                      for view, frame in zip(tab_views, frames, strict=True)]
             plotted = names[active] if 0 <= active < len(names) else ""
             return ([gr.Dataframe(value=frame, datatype=boards.column_types(frame)) for frame in frames]
                     + [boards.score_plot(shown.get(plotted, boards.empty_board()), plotted)])
@@ -294,7 +294,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
             return [page.about, page.breakdown, page.signatures, page.command, page.settings, page.chat_template]
 
         model_outputs = [about, breakdown, signatures, command, settings, chat_template]
-        for view, picker, table in zip(views, pickers, tables, strict=True):
+        for view, picker, table in zip(tab_views, pickers, tables, strict=True):
             table.select(opener(view), [raw, picker, table], [pick, tabs])
         pick.change(show_model, [pick, raw], model_outputs)
         demo.load(first_model, None, pick)
