@@ -77,7 +77,7 @@ def test_every_task_has_a_protocol_and_reads_a_config(task: str) -> None:
     assert config["metadata"]["version"] == 2.0 and config["metadata"]["data"] == {}  # filled at load time
     protocol = config["metadata"]["protocol"]
     assert set(protocol) == PROTOCOL_KEYS and protocol["split"] == config["test_split"] == "test"
-    assert config["dataset_path"] == "neurips26/locus" and config["custom_dataset"].startswith("!function utils.load_")
+    assert config["dataset_path"] == "locus" and config["custom_dataset"].startswith("!function utils.load_")
     assert config["dataset_name"] in {**evalsets.CONFIGS, **evalsets.GOLD_CONFIGS}
     metrics = [m["metric"] for m in config["metric_list"]]
     assert metrics[0] == protocol["metric"] and "acc_norm" not in metrics
