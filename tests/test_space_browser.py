@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from neurips26.leaderboard.store import Store
 from neurips26.space.app import build_app
+from neurips26.space.submitting import params_text
 
 from tests.board_fixtures import protocol_tasks, real_run
 
@@ -112,7 +113,7 @@ def test_submit_validate_and_find_the_model(page: Any, server: dict[str, Any], r
     page.get_by_role("tab", name="Submit", exact=True).click()
     upload(page, "results-file", [run["file"]])
     counted = json.loads(run["file"].read_text())["config"]["model_num_parameters"]
-    expect(textbox(page, "params")).to_have_value(str(counted))  # prefilled from the file
+    expect(textbox(page, "params")).to_have_value(params_text(counted))  # prefilled from the file, as "135M"
     expect(textbox(page, "precision")).to_have_value("float32")
     upload(page, "samples-files", list(run["samples"].values()))
     verdict = fill_and_submit(page)
