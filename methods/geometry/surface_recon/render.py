@@ -55,22 +55,27 @@ def intrinsics(size: int) -> np.ndarray:
     return np.array([[focal, 0, size / 2], [0, focal, size / 2], [0, 0, 1.0]])
 
 
+def look_at(direction: np.ndarray, roll: float = 0.0) -> np.ndarray:
+    """The camera-to-world pose ``(4, 4)`` of a camera at :data:`DISTANCE` along ``direction`` looking at the
+    origin, turned by ``roll`` radians about its axis."""
+    direction = np.asarray(direction, float) / np.linalg.norm(direction)
+    z = -direction
+    helper = np.array([0.0, 0.0, 1.0]) if abs(z[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    x = np.cross(z, helper)
+    x = Rotation.from_rotvec(z * roll).as_matrix() @ (x / np.linalg.norm(x))
+    pose = np.eye(4)
+    pose[:3, :3] = np.stack([x, np.cross(z, x), z], axis=1)  # columns: the camera's axes in the world
+    pose[:3, 3] = DISTANCE * direction
+    return pose
+
+
 def cameras(n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` camera-to-world poses ``(n, 4, 4)``: random directions around the origin, looking at it, random roll."""
-    poses = np.tile(np.eye(4), (n, 1, 1))
-    for i in range(n):
+    poses = []
+    for _ in range(n):
         direction = rng.normal(size=3)
-        direction /= np.linalg.norm(direction)
-        eye = DISTANCE * direction
-        z = -direction
-        helper = np.array([0.0, 0.0, 1.0]) if abs(z[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
-        x = np.cross(z, helper)
-        x /= np.linalg.norm(x)
-        roll = Rotation.from_rotvec(z * rng.uniform(0, 2 * np.pi)).as_matrix()
-        x = roll @ x
-        poses[i, :3, :3] = np.stack([x, np.cross(z, x), z], axis=1)  # columns: camera axes in the world
-        poses[i, :3, 3] = eye
-    return poses
+        poses.append(look_at(direction, rng.uniform(0, 2 * np.pi)))
+    return np.stack(poses)
 
 
 def rasterize(vertices: np.ndarray, faces: np.ndarray, k: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -111,11 +116,12 @@ def rasterize(vertices: np.ndarray, faces: np.ndarray, k: np.ndarray, size: int)
     return depth.reshape(size, size), index.reshape(size, size)
 
 
-def render(mesh: trimesh.Trimesh, views: int, size: int, seed: int = 0) -> RenderedViews:
-    """``views`` views of the canonical ``mesh`` (:func:`canonical`) from random cameras seeded by ``seed``."""
-    rng = np.random.default_rng(seed)
+def render(mesh: trimesh.Trimesh, views: int, size: int, seed: int = 0, poses: np.ndarray | None = None
+           ) -> RenderedViews:
+    """``views`` views of the canonical ``mesh`` (:func:`canonical`) from random cameras seeded by ``seed`` (or
+    from the given camera-to-world ``poses`` ``(views, 4, 4)``)."""
     k = intrinsics(size)
-    poses = cameras(views, rng)
+    poses = cameras(views, np.random.default_rng(seed)) if poses is None else np.asarray(poses, float)
     face_normals = np.asarray(mesh.face_normals, float)
     depth = np.zeros((views, size, size))
     normals = np.zeros((views, size, size, 3))
