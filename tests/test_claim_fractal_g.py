@@ -28,7 +28,7 @@ def test_tiny_run_writes_a_results_file_with_equal_compute_and_every_condition(t
     assert method["compute"] == base["compute"] and method["compute"]["train_steps"] > 0
     assert len(method["values"]) == 3 and method["n_items"] == base["n_items"] == [4, 4, 4]
     assert all(0 <= v <= 1 for v in method["values"] + base["values"])
-    assert set(written["conditions"]) == {"nsd@0.5x", "nsd@2x", "boundary_iou@1x", "boundary_iou@0.5x",
+    assert set(written["conditions"]) == {"nsd@1x", "nsd@0.5x", "nsd@2x", "boundary_iou@0.5x",
                                           "boundary_iou@2x"}
     for cond in written["conditions"].values():
         assert cond["arms"]["fractal-g"]["compute"] == cond["arms"]["unet"]["compute"]
