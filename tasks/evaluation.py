@@ -208,7 +208,8 @@ def check_built(tasks: list[str]) -> None:
     from neurips26.tasks.protocol import task_configs  # lazy: reads every task YAML
 
     leaves = set(leaf_tasks(tasks))
-    folders = {path.parent.name for path, config in task_configs(TASKS_DIR).items() if config.get("task") in leaves}
+    folders = {path.parent.name for path, config in task_configs(TASKS_DIR).items()
+               if isinstance(config.get("task"), str) and config["task"] in leaves}
     for resource in sorted(folders):
         built_folder(resource)
 

@@ -26,7 +26,7 @@ from neurips26.methods.rediff.cli import rediff
 from neurips26.methods.unlearn.cli import unlearn
 from neurips26.space.serve import serve
 
-from .build import build_app
+from .build import build_app, sample_path
 from .datasets import push, query, search
 from .diagnose import diagnose
 from .evaluate import eval_, tasks
@@ -35,7 +35,7 @@ from .guard import GuardedGroup
 app = typer.Typer(cls=GuardedGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="Hub-ready datasets, lm-eval tasks and a leaderboard for NeurIPS 2026 resources.")
 app.add_typer(build_app, name="build")
-for command in (query, search, push, tasks, diagnose):
+for command in (sample_path, query, search, push, tasks, diagnose):
     app.command()(command)
 app.command("eval")(eval_)
 for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):

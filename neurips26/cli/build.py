@@ -1,4 +1,5 @@
-"""``neurips26 build <resource>``: one sub-command per registered resource, made from its build function.
+"""``neurips26 build <resource>``: one sub-command per registered resource, made from its build function; and
+``neurips26 sample-path <resource>``, the raw folder of a resource's embedded sample.
 
 Every resource gets the common options ``--raw``, ``--out`` and ``--workers``; its own options are the
 keyword parameters of its build function after ``progress``, declared there as
@@ -28,6 +29,8 @@ from neurips26.corpora import RESOURCES
 from neurips26.errors import UserError
 from neurips26.output import console, err
 
+from .guard import check_target_folder
+
 COMMON = ("raw", "out", "workers", "progress")
 PLAIN = (bool, int, float, str, Path)
 
@@ -52,6 +55,7 @@ def run_build(resource: str, build: Callable[..., Any], raw: Path | None, out: P
     if raw is not None and not Path(raw).is_dir():
         raise UserError(f"{raw}: raw folder not found")
     out = out or Path(resource)
+    check_target_folder(out, "--out")
     if not err.is_terminal:  # a log file or a pipe: a line per tenth of the work, so long builds are visible
         report = build(raw=raw, out=out, workers=workers, progress=PlainProgress(f"building {resource}"), **options)
     else:
@@ -96,6 +100,30 @@ def own_options(resource: str, build: Callable[..., Any]) -> list[inspect.Parame
     return params
 
 
+def sample_dir(build: Callable[..., Any]) -> Path | None:
+    """The embedded sample's raw folder of a builder (its module's ``SAMPLE_DIR``), or None when it has none."""
+    folder = getattr(inspect.getmodule(build), "SAMPLE_DIR", None)
+    return Path(folder) if folder is not None else None
+
+
+def raw_help(resource: str, build: Callable[..., Any]) -> str:
+    """The ``--raw`` help line: where the default input is."""
+    sample = sample_dir(build)
+    if sample is None:
+        return "Raw input folder (default: the builder's default release; see README)."
+    return (f"Raw input folder (default: the embedded sample, {escape(str(sample))}: a model of what a raw folder "
+            f"holds; `neurips26 sample-path {resource}` prints it).")
+
+
+def sample_path(resource: Annotated[str, typer.Argument(help="A resource with an embedded sample.")]) -> None:
+    """Print the raw folder of a resource's embedded sample (what `build <resource>` reads without --raw)."""
+    sample = sample_dir(RESOURCES.get(resource))
+    if sample is None:
+        with_sample = [name for name in RESOURCES.names() if sample_dir(RESOURCES.get(name)) is not None]
+        raise UserError(f"{resource} has no embedded sample; resources with one: {', '.join(with_sample)}")
+    print(sample)
+
+
 def option_names(command: Command) -> set[str]:
     return {opt for p in command.params for opt in getattr(p, "opts", [])}
 
@@ -120,7 +148,7 @@ def resource_command(resource: str) -> Command:
     own = own_options(resource, build)
     common = [
         inspect.Parameter("raw", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
-            Path | None, typer.Option(help="Raw input folder (default: the embedded sample or default release).")]),
+            Path | None, typer.Option(help=raw_help(resource, build))]),
         inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
             Path | None, typer.Option(help=f"Output folder (default: ./{resource}).")]),
         inspect.Parameter("workers", inspect.Parameter.KEYWORD_ONLY, default=1, annotation=Annotated[
