@@ -1,5 +1,5 @@
-"""The README runs: every command in its ```bash blocks, in order, in one working folder, against the embedded
-samples (or the generators' small releases), with its documented effect checked.
+"""The README runs: every command in its ```bash blocks (then those of docs/*.md), in order, in one working folder,
+against the embedded samples (or the generators' small releases), with its documented effect checked.
 
 Commands are collected generically, so a new README section is covered without editing this file. What cannot
 run here is in :data:`SKIP` (a GPU, the Hub, or a long run that a named test covers), matched by prefix and
@@ -75,8 +75,6 @@ SKIP: dict[str, str] = {
 
 # Placeholders a user replaces, as the test fills them in (keyed by the README's command).
 STAND_INS: dict[str, str] = {
-    "neurips26 build locus --raw DIR --out DIR --workers 4":
-        f"neurips26 build locus --raw {SAMPLE} --out locus-copy --workers 4",
     "neurips26 build tar --raw DIR --embed-videos":
         "neurips26 build tar --raw tar-raw --out tar-embedded --embed-videos",
     "neurips26 build locus --raw DIR --population pop.csv":
@@ -97,7 +95,8 @@ def command_lines(text: str) -> list[str]:
     return out
 
 
-COMMANDS = command_lines(README.read_text(encoding="utf-8"))
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]  # the README first, then the docs pages
+COMMANDS = [command for page in PAGES for command in command_lines(page.read_text(encoding="utf-8"))]
 
 
 def skip_reason(command: str) -> str | None:
@@ -149,6 +148,8 @@ def labelshift_effect(cwd: Path, out: str) -> None:
 # The documented effect of a command (by prefix): stdout (and the files it wrote) checked.
 EFFECTS: dict[str, Callable[[Path, str], None]] = {
     "neurips26 build locus --raw DIR --population": folder_built("locus-pop", "county_representatives"),
+    "neurips26 sample-path locus": lambda cwd, out: (Path(out.strip()) / "jurisdictions.csv").is_file()
+    or pytest.fail(f"not the sample's raw folder: {out}"),
     "neurips26 build locus --raw": folder_built("locus-copy", "sections"),
     "neurips26 build locus": folder_built("locus", "sections"),
     "neurips26 build rolebench_unlearn": folder_built("rolebench_unlearn", "records"),
