@@ -9,10 +9,12 @@ import math
 import numpy as np
 import pytest
 import torch
+from neurips26.methods.geometry.core import GeometryError
 from neurips26.methods.geometry.fractal_g.data import folder, shape
 from neurips26.methods.geometry.fractal_g.graph import AreaAwareMessagePassing, aggregate, neighbourhood
 from neurips26.methods.geometry.fractal_g.renderer import TopologyAwareImplicitRenderer
 from neurips26.methods.geometry.fractal_g.router import UncertaintyAwareFissionRouter, predictive_uncertainty
+from neurips26.methods.geometry.fractal_g.train import evaluate_checkpoint, train
 from neurips26.methods.geometry.segdata import make_shape, render
 from PIL import Image
 from typer.testing import CliRunner
@@ -124,13 +126,19 @@ def test_generated_shapes_render_exactly_as_the_project_generator_renders_them()
                 assert np.array_equal(ours, theirs)
 
 
-def test_a_folder_of_image_and_mask_pngs_is_read_and_split(tmp_path):
-    (tmp_path / "images").mkdir()
-    (tmp_path / "masks").mkdir()
-    for i in range(10):
+def _png_folder(root, n: int = 10):
+    root.mkdir(exist_ok=True)
+    (root / "images").mkdir()
+    (root / "masks").mkdir()
+    for i in range(n):
         image, truth, _ = render(shape(i), 50)
-        Image.fromarray((np.clip(image, 0, 1) * 255).astype(np.uint8)).save(tmp_path / "images" / f"p{i}.png")
-        Image.fromarray(truth.astype(np.uint8) * 255).save(tmp_path / "masks" / f"p{i}.png")
+        Image.fromarray((np.clip(image, 0, 1) * 255).astype(np.uint8)).save(root / "images" / f"p{i}.png")
+        Image.fromarray(truth.astype(np.uint8) * 255).save(root / "masks" / f"p{i}.png")
+    return root
+
+
+def test_a_folder_of_image_and_mask_pngs_is_read_and_split(tmp_path):
+    _png_folder(tmp_path)
     Image.fromarray(np.zeros((5, 5), np.uint8)).save(tmp_path / "images" / "no-mask.png")
     sets = folder(tmp_path, 32, (0.5, 1.0, 2.0))
     trained, held_out = {s.name for s in sets.train}, {s.name for s in sets.test[1.0]}
@@ -161,3 +169,14 @@ def test_geometry_train_fractal_g_tiny_writes_a_checkpoint_and_metrics(tmp_path)
     rescored = {r["arm"]: r for r in json.loads(again.output)["rows"]}
     assert rescored["fractal-g"]["nsd"] == pytest.approx(rows["fractal-g"]["nsd"])
     assert rescored["unet"]["hd95@0.5x"] == pytest.approx(rows["unet"]["hd95@0.5x"])
+
+
+def test_training_on_a_users_png_folder_records_it_and_rescores_from_it(tmp_path):
+    masks = _png_folder(tmp_path / "pngs")
+    metrics = train("tiny", tmp_path / "out", device="cpu", data=masks)
+    assert metrics["data"]["kind"] == "real" and metrics["data"]["source"] == str(masks)
+    assert metrics["data"]["train"] + metrics["data"]["test"] == 10
+    rescored = evaluate_checkpoint(tmp_path / "out", device="cpu")
+    assert rescored["rows"][0]["boundary_iou"] == pytest.approx(metrics["rows"][0]["boundary_iou"])
+    with pytest.raises(GeometryError, match="images/ and masks/"):
+        train("tiny", tmp_path / "bad", device="cpu", data=tmp_path / "out")
