@@ -6,6 +6,7 @@ Registered in ``neurips26.cli`` as a sub-app: ``app.add_typer(geometry, name="ge
 
 from __future__ import annotations
 
+import inspect
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -44,11 +45,21 @@ def train_(
     out: Annotated[Path, typer.Option(help="Folder for the checkpoint and metrics.json.")] = Path("geometry-train"),
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+    data: Annotated[Path | None, typer.Option(help="Your own data instead of the generated set, for the methods "
+                                                   "that read it (fractal-g: a folder of images/ and masks/ PNGs).")]
+    = None,
 ) -> None:
     """Train METHOD at --scale; write its checkpoint and a JSON of its metrics beside its baselines'."""
     if scale not in SCALES:
         raise GeometryError(f"--scale {scale!r}: use one of {', '.join(SCALES)}")
     trainer = GEOMETRY_METHODS.get(method)
+    options: dict[str, Any] = {}
+    if data is not None:
+        if "data" not in inspect.signature(trainer).parameters:
+            raise GeometryError(f"--data: {method} trains on its own generated or shared data only")
+        if not data.is_dir():
+            raise GeometryError(f"--data {data}: not a folder")
+        options["data"] = data
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as progress:
         task = progress.add_task(f"{method} ({scale})", total=None)
@@ -56,7 +67,7 @@ def train_(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        metrics = trainer(scale, out, seed=seed, device=device, progress=advance)
+        metrics = trainer(scale, out, seed=seed, device=device, progress=advance, **options)
     _print_rows(metrics)
     print(f"checkpoint and metrics.json in {out}")
 
