@@ -179,3 +179,26 @@ def test_the_protocols_baseline_is_a_still_policys_coverage_from_the_standard_se
         env.reset(seed=seed)
         initial.append(sim.coverage(env))
     assert PROTOCOL.baseline == STILL_BASELINE == pytest.approx(float(np.mean(initial)), abs=5e-4)
+
+
+def test_rollouts_execute_shifted_commands_and_record_the_commanded_ones() -> None:
+    """A policy commanding one fixed point: on the mirrored robot the agent goes to the mirror image."""
+    from neurips26.methods.actions.evaluate import rollouts
+    from neurips26.methods.actions.shift import MIRROR_X
+
+    class Still(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", torch.zeros(1))
+            self.seen: list[np.ndarray] = []
+
+        def act(self, states, keypoints, rate_hz, generator=None):
+            self.seen.append(states)
+            return [np.array([[100.0, 300.0]] * 4) for _ in states]
+
+    plain, mirrored = Still(), Still()
+    runs = [rollouts(policy, seeds(2), 10.0, 3.0, shift=s) for policy, s in ((plain, None), (mirrored, MIRROR_X))]
+    for a, b in zip(*runs, strict=True):
+        assert a.actions == b.actions == [[100.0, 300.0]] * 30
+    assert np.all(np.abs(plain.seen[-1][:, 0] - 100.0) < 30)  # agents at the command, or the mirror image of it
+    assert np.all(np.abs(mirrored.seen[-1][:, 0] - 412.0) < 30)

@@ -61,6 +61,27 @@ def load(folder: Path, split: str = "train", rates: tuple[float, ...] = (10.0,),
     return [d for d in demos if keep is None or d.episode_index in keep]
 
 
+def from_store(raw: Path, split: str = "train", episodes: int | None = None) -> list[Demo]:
+    """The ``split`` demonstrations at 10 Hz read straight from Diffusion Policy's replay store in ``raw`` (the
+    folder ``--raw`` of ``neurips26 build pusht``), with the built folder's train/test split; ``episodes`` keeps
+    the first N of the split. Needs no build (the claims read the store this way)."""
+    from neurips26.corpora.pusht import raw as raw_store  # lazy: zarr loads only when a store is read
+    from neurips26.corpora.pusht.build import is_test  # lazy: as above
+
+    if split not in ("train", "test"):
+        raise UserError(f"split {split!r}: use train or test")
+    demos = []
+    for episode in raw_store.episodes(raw_store.find_store(Path(raw))):
+        if is_test(episode.index) == (split == "test"):
+            demos.append(Demo(episode.index, 10.0, episode.state, episode.action,
+                              episode.keypoint.reshape(len(episode), -1)))
+            if episodes and len(demos) == episodes:
+                break
+    if not demos:
+        raise UserError(f"{raw}: no {split} demonstrations in the replay store")
+    return demos
+
+
 def observation(state: np.ndarray, keypoint: np.ndarray | None = None, kind: str = "state") -> np.ndarray:
     """The policy's input, scaled to about [-1, 1]: agent and block positions with the angle as (sin, cos); or the
     agent's position and the block's 9 keypoints."""

@@ -8,6 +8,7 @@ success, and the smoothness of the commanded actions (:mod:`.smoothness`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,27 +53,43 @@ def seeds(episodes: int = STANDARD["episodes"], first: int = FIRST_SEED) -> list
 
 
 def rollouts(policy: Policy, seed_list: list[int], rate_hz: float = 10.0, max_seconds: float = 30.0,
-             sample_seed: int = 0, advance=None) -> list[Rollout]:
-    """Run ``policy`` from every seed's initial state at ``rate_hz``; ``sample_seed`` seeds the flow's noise."""
+             sample_seed: int = 0, advance=None,
+             shift: Callable[[np.ndarray], np.ndarray] | None = None) -> list[Rollout]:
+    """Run ``policy`` from every seed's initial state at ``rate_hz``; ``sample_seed`` seeds the flow's noise.
+
+    ``shift`` maps a commanded action to the one the simulator executes (a shifted robot, :mod:`.shift`); the
+    rollout records the commanded actions. A policy with a ``ground`` method plans latent actions and grounds
+    step ``k`` of each plan on the states seen since the plan began (``histories``: the state before the plan,
+    then every state from its start to now): ``ground(histories, plans, k) -> actions`` (FreeAct)."""
     envs = [sim.make_env(rate_hz) for _ in seed_list]
     for env, seed in zip(envs, seed_list, strict=True):
         env.reset(seed=seed)
     runs = [Rollout(seed, rate_hz) for seed in seed_list]
     limit = round(max_seconds * rate_hz)
     generator = torch.Generator(device=policy.mean.device).manual_seed(sample_seed)
+    ground = getattr(policy, "ground", None)
     active = list(range(len(envs)))
+    last = {i: sim.observe(env) for i, env in enumerate(envs)}  # the state before the latest step
     steps = 0
     while active and steps < limit:
         states = np.stack([sim.observe(envs[i]) for i in active])
         plans = policy.act(states, keypoints_from_state(states), rate_hz, generator)
         horizon = min(min(len(p) for p in plans), limit - steps)
-        for i, plan in zip(active, plans, strict=True):
-            for action in plan[:horizon]:
-                if runs[i].success:
-                    break
-                envs[i].step(action)
+        history = {i: [last[i], state] for i, state in zip(active, states, strict=True)}
+        for k in range(horizon):  # every active rollout steps together, so grounding is batched
+            going = [(j, i) for j, i in enumerate(active) if not runs[i].success]
+            if not going:
+                break
+            if ground is None:
+                actions = [plans[j][k] for j, _ in going]
+            else:
+                actions = ground([np.stack(history[i]) for _, i in going], [plans[j] for j, _ in going], k)
+            for (_, i), action in zip(going, actions, strict=True):
+                envs[i].step(action if shift is None else shift(action))
                 runs[i].actions.append([float(action[0]), float(action[1])])
                 runs[i].coverage.append(sim.coverage(envs[i]))
+                last[i] = history[i][-1]
+                history[i].append(sim.observe(envs[i]))
         steps += horizon
         done = [i for i in active if runs[i].success]
         active = [i for i in active if not runs[i].success]

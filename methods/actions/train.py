@@ -53,11 +53,13 @@ def dataset(policy: Policy, demos: list[Demo]) -> tuple[np.ndarray, np.ndarray]:
 
 def train(method: str, demos: list[Demo], *, steps: int = 2000, batch_size: int = 256, lr: float = 1e-3,
           seed: int = 0, device: str | None = None, advance: Callable[[int], None] | None = None,
-          threads: int | None = 1, **overrides) -> tuple[Policy, Cost]:
+          threads: int | None = 1, every: int = 0, checkpoint: Callable[[int, Policy], None] | None = None,
+          **overrides) -> tuple[Policy, Cost]:
     """Train ``method`` (a key of :data:`METHODS`, with ``overrides`` of its :class:`PolicyConfig`) on ``demos``.
 
     ``threads``: CPU threads for torch (None: torch's default). The policies are small MLPs, for which one thread
-    is fastest; more threads on a busy machine can be many times slower.
+    is fastest; more threads on a busy machine can be many times slower. ``checkpoint(step, policy)`` is called
+    (the policy in eval mode) every ``every`` steps, for a learning curve.
     """
     device = device or default_device()
     if threads:
@@ -66,6 +68,25 @@ def train(method: str, demos: list[Demo], *, steps: int = 2000, batch_size: int 
     config = PolicyConfig(**{**METHODS[method], **overrides})
     observations, targets = dataset(Policy(config), demos)
     policy = Policy(config, targets.mean(axis=0), targets.std(axis=0) + 1e-6).to(device)
+    cost = fit(policy, observations, targets, method=method, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
+               advance=advance, every=every, checkpoint=checkpoint)
+    return policy.eval(), cost
+
+
+def finetune(policy: Policy, demos: list[Demo], *, steps: int, batch_size: int = 256, lr: float = 3e-4,
+             seed: int = 0, method: str = "finetune") -> Cost:
+    """Go on training ``policy`` on ``demos`` (its target normalisation kept) for ``steps`` steps; the cost."""
+    observations, targets = dataset(policy, demos)
+    cost = fit(policy, observations, targets, method=method, steps=steps, batch_size=batch_size, lr=lr, seed=seed)
+    policy.eval()
+    return cost
+
+
+def fit(policy: Policy, observations: np.ndarray, targets: np.ndarray, *, method: str, steps: int,
+        batch_size: int = 256, lr: float = 1e-3, seed: int = 0, advance: Callable[[int], None] | None = None,
+        every: int = 0, checkpoint: Callable[[int, Policy], None] | None = None) -> Cost:
+    """``steps`` AdamW steps (cosine schedule) of ``policy``'s loss on random batches of (observation, target)."""
+    device = str(policy.mean.device).split(":")[0]
     obs_t, tgt_t = torch.as_tensor(observations, device=device), torch.as_tensor(targets, device=device)
     optimiser = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=1e-6)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, steps)
@@ -74,7 +95,7 @@ def train(method: str, demos: list[Demo], *, steps: int = 2000, batch_size: int 
         torch.cuda.reset_peak_memory_stats()
     start, losses = time.perf_counter(), []
     policy.train()
-    for _ in range(steps):
+    for step in range(1, steps + 1):
         index = torch.randint(len(obs_t), (batch_size,), generator=generator, device=device)
         loss = policy.loss(obs_t[index], tgt_t[index], generator)
         optimiser.zero_grad(set_to_none=True)
@@ -84,11 +105,13 @@ def train(method: str, demos: list[Demo], *, steps: int = 2000, batch_size: int 
         losses.append(loss.item())
         if advance:
             advance(1)
+        if checkpoint and every and step % every == 0:
+            checkpoint(step, policy.eval())
+            policy.train()
     seconds = time.perf_counter() - start
     peak = (torch.cuda.max_memory_allocated() / 2**20 if device == "cuda"
             else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    cost = Cost(method, steps, len(obs_t), seconds, peak, float(np.mean(losses[-50:])), device)
-    return policy.eval(), cost
+    return Cost(method, steps, len(obs_t), seconds, peak, float(np.mean(losses[-50:])), device)
 
 
 def save(policy: Policy, path: Path, **info) -> Path:
