@@ -20,7 +20,7 @@ CLI = [sys.executable, "-m", "neurips26.cli"]
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "HF_HUB_OFFLINE": "1"}
     return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
 
 
@@ -97,12 +97,40 @@ def test_push_dry_run_lists_the_folder(built: Path) -> None:
     (["search", "locus", "x", "--county", "13059"], "--county 13059: no code in locus applies in that county; "
                                                     "counties with codes: 13237"),
     (["push", "locus", "--repo", "no-slash", "--dry-run"], "ORG/NAME"),
+    (["eval", "--model", "nosuch"], "unknown model type 'nosuch' (--model); known: "),
+    (["eval", "--tasks", "locus_domain", "--model-args", "pretrained=someorg/somemodel"],
+     "model 'someorg/somemodel' is not in the local Hugging Face cache"),
+    (["eval", "--limit", "-1"], "--limit -1.0: a count of examples"),
+    (["eval", "--revision", "abc"], "--revision goes with --submit"),
+    (["eval", "--output", "locus/manifest.json"], "is a file, not a folder"),
+    (["unlearn", "--split", "nosuch"], "Invalid value for '--split'"),
+    (["gfm", "train", "--images", "-1"], "Invalid value for '--images'"),
+    (["build", "locus", "--out", "locus/manifest.json/sub"], "manifest.json is a file, not a folder"),
+    (["sample-path", "tar"], "tar has no embedded sample; resources with one: locus, rolebench_unlearn"),
 ])
 def test_bad_arguments_give_one_line_without_traceback(built: Path, args: list[str], message: str) -> None:
     result = run(*args, cwd=built)
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_eval_vllm_without_vllm_is_one_line(built: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vLLM is installed here")
+    result = run("eval", "--model", "vllm", "--model-args", "pretrained=someorg/somemodel", cwd=built)
+    assert result.returncode == 2 and "--model vllm needs the Python package vllm" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_sample_path_is_what_build_reads_without_raw() -> None:
+    from neurips26.corpora.locus.build import SAMPLE_DIR
+
+    result = run("sample-path", "locus")
+    assert result.returncode == 0 and Path(result.stdout.strip()) == SAMPLE_DIR
+    assert str(SAMPLE_DIR) in run("build", "locus", "--help").stdout  # --raw's help names it
 
 
 def test_wheel_ships_every_subpackage_and_data(tmp_path: Path) -> None:
