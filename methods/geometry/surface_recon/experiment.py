@@ -82,7 +82,7 @@ SCALE_CONFIGS = {
                         steps=20, batch=64, samples=1000),
     "default": ScaleConfig(views=6, size=40, n_test=3, n_train=5, train_scenes=3, test_scenes=2,
                            rays_per_view=300, steps=400, batch=256, samples=5000),
-    "large": ScaleConfig(views=8, size=96, n_test=3, n_train=5, train_scenes=24, test_scenes=4, rays_per_view=2000,
+    "large": ScaleConfig(views=8, size=96, n_test=3, n_train=5, train_scenes=12, test_scenes=4, rays_per_view=1000,
                          steps=6000, batch=1024, samples=20_000, model=RegressorConfig(dim=64, heads=4)),
 }
 

@@ -5,7 +5,8 @@ recovers the cameras and surfels from them alone (:mod:`.surfels`) and lets ever
 views (:mod:`.voting`). The arms, all in the first view's frame:
 
 * ``surface`` (the method): per query view, the ray regressor over the query's and its reference views'
-  surfels with their votes, then raylet refinement with analytic normals (:mod:`.raylet`);
+  surfels with their votes, then raylet refinement with analytic normals (:mod:`.raylet`) on the surfels that
+  won the query's vote;
 * ``ray_regressor`` (the ablation trained at equal steps): the same regressor over every view's surfels, without
   votes or reference-view selection, its depth taken as is and its normals from the predicted pointmap;
 * ``pointmap_only``: the prior's fused pointmaps with their normals (no training);
@@ -106,7 +107,7 @@ def arrays(contexts_: list[RayContext], tokens: int | None = None) -> dict[str, 
             c = RayContext(c.query, c.scale, c.directions, c.pixels, np.pad(c.features, (*pad, (0, 0))),
                            c.ray_features, np.pad(c.depths, pad), np.pad(c.mask, pad),
                            np.pad(c.positions, (*pad, (0, 0))), np.pad(c.normals, (*pad, (0, 0))),
-                           np.pad(c.confidence, pad), c.own)
+                           np.pad(c.confidence, pad), np.pad(c.agree, pad), c.own)
         padded.append(c)
     return concatenate(padded)
 
@@ -136,7 +137,8 @@ def reconstruct(scene: Scene, model: RayRegressor, arm: str, device: torch.devic
         if arm == METHOD:
             near = gather(scene.surfels, scene.cameras, scene.votes[context.query],
                           context_views(scene, context.query, arm), RAYLET_WINDOW)
-            depth, normals, _ = refine(context.directions, depth, near.positions, near.normals, near.confidence,
+            voted = near.confidence * near.agree  # only surfels that won the query's vote shape the raylets
+            depth, normals, _ = refine(context.directions, depth, near.positions, near.normals, voted,
                                        1.0 / float(scene.cameras.focal[context.query]), raylet or RayletConfig())
         else:
             normals = _predicted_normals(scene, context, depth)

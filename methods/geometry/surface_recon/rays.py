@@ -28,8 +28,9 @@ GRAZING = 0.25  # below this |cos| between normal and ray, a surfel's depth is i
 class RayContext:
     """Rays ``(R,)`` of one query view with ``T`` context surfels each: ``directions`` ``(R, 3)``, ``pixels``
     ``(R,)`` (flat), ``features`` ``(R, T, F)``, ``ray_features`` ``(R, G)``, ``depths`` ``(R, T)``, ``mask``
-    ``(R, T)``, the surfels' ``positions`` and ``normals`` ``(R, T, 3)`` and ``confidence`` ``(R, T)`` (query frame,
-    divided by ``scale``), and the query's own depth ``own`` ``(R,)``."""
+    ``(R, T)``, the surfels' ``positions`` and ``normals`` ``(R, T, 3)``, ``confidence`` and whether they won the
+    query's vote (``agree``, ``(R, T)``; all False without voting), in the query frame divided by ``scale``, and
+    the query's own depth ``own`` ``(R,)``."""
 
     query: int
     scale: float
@@ -42,6 +43,7 @@ class RayContext:
     positions: np.ndarray
     normals: np.ndarray
     confidence: np.ndarray
+    agree: np.ndarray
     own: np.ndarray
 
 
@@ -63,7 +65,8 @@ def gather(sf: Surfels, cameras: Cameras, votes: Votes, views: tuple[int, ...], 
         pixels = np.flatnonzero(sf.valid[q].ravel())
     directions = cameras.rays(q).reshape(-1, 3)[pixels]
     own_xyz = cameras.to_camera(sf.xyz[q].reshape(-1, 3)[pixels], q)
-    scale = float(np.median(np.linalg.norm(cameras.to_camera(sf.xyz[q][sf.valid[q]], q), axis=-1)))
+    seen = sf.valid[q]
+    scale = float(np.median(np.linalg.norm(cameras.to_camera(sf.xyz[q][seen], q), axis=-1))) if seen.any() else 1.0
     own = (own_xyz * directions).sum(-1) / scale
     half = window // 2
     offsets = [(dy, dx) for dy in range(-half, half + 1) for dx in range(-half, half + 1)]
@@ -102,7 +105,7 @@ def gather(sf: Surfels, cameras: Cameras, votes: Votes, views: tuple[int, ...], 
     ray_features = np.stack([sf.confidence[q].ravel()[pixels], support,
                              np.full(len(pixels), float(len(views)))], axis=-1)
     return RayContext(q, scale, directions, pixels, features.astype(np.float32), ray_features.astype(np.float32),
-                      depths, mask, stack["xyz"], stack["normal"], stack["conf"], own)
+                      depths, mask, stack["xyz"], stack["normal"], stack["conf"], stack["agree"], own)
 
 
 def concatenate(contexts: list[RayContext]) -> dict[str, np.ndarray]:
