@@ -18,9 +18,9 @@ from neurips26.hubfolder import read_table
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 
 PROTOCOLS = {
-    "locus_domain": {"split": "test", "num_fewshot": 0, "fewshot_split": "train", "chat_template": False,
+    "locus_domain": {"split": "test", "num_fewshot": 0, "fewshot_split": "train", "chat_template": True,
                      "metric": "acc", "higher_is_better": True, "baseline": "majority", "range": [0, 1]},
-    "locus_catchline": {"split": "test", "num_fewshot": 0, "fewshot_split": "train", "chat_template": False,
+    "locus_catchline": {"split": "test", "num_fewshot": 0, "fewshot_split": "train", "chat_template": True,
                         "metric": "rougeL", "higher_is_better": True, "baseline": 0, "range": [0, 1],
                         "generation": {"until": ["\n"], "do_sample": False, "max_gen_toks": 32}},
 }

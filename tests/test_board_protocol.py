@@ -169,7 +169,8 @@ def test_read_run_reads_results_and_samples(runs: dict[str, Any]) -> None:
     assert (domain.n_original, domain.n_effective, domain.num_fewshot) == (test_docs, 2, 0)
     assert len(domain.samples) == 2 and domain.samples[0].doc_hash and domain.task_hash
     assert domain.value("acc") == limited.results["results"]["locus_domain"]["acc,none"]
-    assert run.model_args["pretrained"].endswith("SmolLM2-135M-Instruct") and not run.chat_applied
+    # a chat model: its own template by default
+    assert run.model_args["pretrained"].endswith("SmolLM2-135M-Instruct") and run.chat_applied
     assert {(r["task"], r["metric"]) for r in summarise(run)} >= {("locus_domain", "acc"),
                                                                   ("locus_catchline", "rougeL")}
     assert responses_digest(run) == responses_digest(read_run(limited.results_file))
@@ -248,7 +249,7 @@ def test_a_run_on_the_demo_sample_is_unranked(runs: dict[str, Any], board_tasks:
 
 @pytest.mark.parametrize("edit, reason", [
     (lambda d: d["n-shot"].update(locus_domain=5), "5-shot instead of 0-shot"),
-    (lambda d: d.update(chat_template="{{ messages }}", chat_template_sha="abc"), "chat template applied"),
+    (lambda d: d.update(chat_template=None, chat_template_sha=None), "chat template not applied"),
     (lambda d: d["configs"]["locus_domain"]["metadata"].update(selector="dpp"), "task setting selector='dpp'"),
     (lambda d: d["configs"]["locus_domain"].update(test_split="validation"), "split 'validation' instead of"),
 ])

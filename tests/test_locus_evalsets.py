@@ -23,7 +23,7 @@ from neurips26.errors import UserError
 LOCUS_TASKS = TASKS_DIR / "locus"
 LABEL_TASKS = {"locus_function": FUNCTIONS, "locus_topic": TOPICS, "locus_substantive_gold": SUBSTANTIVE}
 PROTOCOL_KEYS = {"split", "num_fewshot", "fewshot_split", "chat_template", "metric", "higher_is_better",
-                 "baseline", "range", "task_metadata", "generation"}
+                 "baseline", "baseline_from", "range", "task_metadata", "generation"}
 
 
 class _Loader(yaml.SafeLoader):
