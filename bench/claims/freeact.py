@@ -19,9 +19,9 @@ Arms, per seed, at equal optimiser steps (``compute.train_steps``):
 
 Metric: mean max coverage in the shifted simulator from the fixed ``pusht_rollout`` seeds (10 Hz, 30 s); items
 are the episodes, paired by initial state across arms. Each ``k`` is a condition (``target_demos=k``); the
-headline is k = 5 (the largest k at the tiny scale). Reported beside them: ``source_bc`` (the pre-trained policy with no adaptation, in the target
-robot) and ``source_bc@source`` (the same policy on the source robot: what the shift costs), success counts, the
-parts' final losses.
+headline is k = 5 (the largest k at the tiny scale). Reported beside them: ``source_bc`` (the pre-trained policy
+with no adaptation, in the target robot) and ``source_bc@source`` (the same policy on the source robot: what the
+shift costs), success counts, the parts' final losses.
 """
 
 from __future__ import annotations
