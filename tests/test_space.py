@@ -306,7 +306,8 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert [t.board for t in track_list] == ["locus"]  # a task folder of its own: a track whose overall is its group
     loaded, unranked = boards.load_boards(store, track_list, store.tasks)
     assert set(loaded) == {"locus", *store.tasks, f"{boards.DEMO}locus"}
-    ranked = {name for name, board in loaded.items() if board["model_id"].to_list() == [MODEL]}
+    ranked = {name for name, board in loaded.items()
+              if not name.startswith(boards.DEMO) and board["model_id"].to_list() == [MODEL]}
     assert ranked == {"locus", *store.tasks} and not unranked
     # the limited run (#3, UNRANKED) is on the demo view only, never beside the ranked one
     assert loaded[f"{boards.DEMO}locus"]["submission_id"].to_list() == [3]
@@ -326,7 +327,8 @@ def test_submit_through_the_store(tmp_path: Path, real: dict[str, Any], board_ta
     assert primary["Rank (range)"].to_list() == ["1 (1)"]
     assert page.breakdown.filter(pl.col("Metric") == "rougeL")["95% CI"].to_list()[0].startswith("[")  # bootstrap
     assert f"pretrained={MODEL}" in page.command
-    assert page.chat_template == "{# no chat template: the prompts were given to the model as plain text #}"
+    assert page.chat_template == real["data"]["chat_template"]  # the template the run applied (its own, by default)
+    assert "<|im_start|>" in page.chat_template
     # the failure signatures that fire, from the kept samples, with intervals and an example each
     assert page.signatures.columns == list(model_page.SIGNATURE_SCHEMA) and page.signatures.height >= 1
     stored = [r for r in diagnosis.signatures(store, 1) if r["fires"]]

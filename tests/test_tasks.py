@@ -81,22 +81,22 @@ def test_neurips26_eval_runner(data_root: Path, model_dir: Path, tmp_path: Path)
     results_file = next(out.rglob("results_*.json"))
     results = check_results_file(results_file, TASKS)
     assert len(list(out.rglob("samples_*.jsonl"))) == 2
-    # filed under the model's id; the embedded chat model prompted through its own template by default, the
-    # choice recorded with the tasks whose protocol (template off) it differs from
+    # filed under the model's id; the embedded chat model prompted through its own template by default (as the
+    # LOCUS protocols say), the choice recorded with its reason
     assert results_file.parent == out / "HuggingFaceTB__SmolLM2-135M-Instruct"
     assert results["model_name"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
     choice = results["config"]["neurips26_chat_template"]
     assert choice["applied"] is True and "is instruction-tuned" in choice["reason"]
-    assert "the standard run of locus_catchline, locus_domain has it off" in choice["reason"]
+    assert "has it off" not in choice["reason"]  # the standard run: it can be ranked
     assert results.get("chat_template")  # lm-eval records the template it applied
 
 
 @pytest.mark.parametrize(("tasks", "model", "applied", "why"), [
-    (["locus_domain"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "standard run of locus_domain has it off"),
+    (["locus_domain"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "is instruction-tuned"),
     (["rolebench_unlearn"], "HuggingFaceTB/SmolLM2-135M-Instruct", True, "is instruction-tuned"),
     (["rolebench_unlearn"], "org/base-model", True, "say chat template on"),
-    (["locus_domain"], "org/base-model", False, "say chat template off"),
-    (["neurips26"], "org/Base-7B", False, "protocols differ"),  # LOCUS off, RoleBench on
+    (["locus_domain"], "org/base-model", True, "say chat template on"),
+    (["neurips26"], "org/Base-7B", True, "say chat template on"),  # LOCUS and RoleBench agree
 ])
 def test_chat_template_default(tasks: list[str], model: str, applied: bool, why: str) -> None:
     from neurips26.tasks.evaluation import chat_template_choice
