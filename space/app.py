@@ -122,7 +122,7 @@ def build_app(store_root: Path | None = None, data_root: Path | None = None, dai
                             tables.append(gr.Dataframe(label=view.table_label, interactive=False,
                                                        elem_id=f"board-{view.key}", max_height=600, wrap=True))
                         board_tabs.append(board_tab)
-                task = pickers[-1]
+                task = pickers[[v.key for v in tab_views].index("task")]  # the Per task dropdown
                 plot = gr.Plot(label="Score against parameter count", elem_id="score-plot")
                 gr.Markdown("Select a row to open its model page. Each track (Text LM, Video LM, each method family) "
                             "has its own overall: a submission is ranked on the boards its run completes. A "
