@@ -24,6 +24,7 @@ experts they route to.
 from __future__ import annotations
 
 import copy
+import os
 import statistics
 import tempfile
 import time
@@ -161,7 +162,7 @@ def rolemoe_claim(scale: str, seeds: list[int]) -> Outcome:
                        "per_seed": res[split]["purity"]} for split in SPLITS}
     parts = {split: {name: [{k: r[k] for k in ("parts", "forgetting", "retention", "utility", "score")}
                             for r in res[split][name]] for name in ("rolemoe", "grad_diff")} for split in SPLITS}
-    setting_json = {k: (asdict(v) if k == "model" else str(v) if k == "raw" else v) for k, v in setting.items()}
+    setting_json = {k: (asdict(v) if k == "model" else _relative(v) if k == "raw" else v) for k, v in setting.items()}
     return Outcome(arms=mean, conditions=conditions, extra={
         "headline": "combined score averaged over forget01, forget05 and forget10 (per seed)",
         "interval": "t interval over seeds: the combined score is not a mean over items",
@@ -169,3 +170,9 @@ def rolemoe_claim(scale: str, seeds: list[int]) -> Outcome:
         "roles": measured["roles"], "pretrain_final_loss": measured["pretrain_loss"],
         "parameters": measured["parameters"], "settings": {**setting_json, "lr": LR},
         "seconds": measured["seconds"], "device": measured["device"]})
+
+
+
+def _relative(raw: Path | None) -> str | None:
+    """The raw folder as the results file records it: relative to the repository (no machine's paths)."""
+    return None if raw is None else Path(os.path.relpath(raw, ROOT)).as_posix()
