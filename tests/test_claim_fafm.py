@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -17,13 +16,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from claims.core import run_claim  # noqa: E402
 from claims.fafm import ARMS, SCALES, steps_to_reach  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the cores are shared
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # the cores are shared (tests/conftest.py)
 
 
 def test_tiny_run_compares_fafm_with_raw_flow_at_equal_steps_with_a_curve(tmp_path: Path, shared_data: Path) -> None:

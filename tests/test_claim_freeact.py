@@ -21,13 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from claims.core import run_claim  # noqa: E402
 from claims.freeact import SCALES  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the cores are shared
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # the cores are shared (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -21,13 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from claims.core import run_claim  # noqa: E402
 from claims.rediff import CASCADE_DROP, SCALES, headline  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the cores are shared
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # the cores are shared (tests/conftest.py)
 
 
 def test_tiny_run_writes_every_tokens_per_step_condition_at_equal_compute(tmp_path: Path) -> None:

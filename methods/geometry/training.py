@@ -62,3 +62,18 @@ def read_metrics(out: Path) -> dict[str, Any]:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise GeometryError(f"{path}: not a metrics file ({exc})") from None
+
+
+def read_checkpoint(out: Path, method: str) -> dict[str, Any]:
+    """A trained folder's ``checkpoint.pt``, written by ``method``'s ``train``; GeometryError when it is not one.
+    Read with ``weights_only=True``: a checkpoint from elsewhere holds tensors and plain values, never code."""
+    path = Path(out) / "checkpoint.pt"
+    if not path.is_file():
+        raise GeometryError(f"{out}: no checkpoint.pt (train first: neurips26 geometry train {method} --out {out})")
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # a file torch cannot read, or one holding objects beyond tensors and plain values
+        raise GeometryError(f"{path}: not a readable checkpoint ({type(exc).__name__})") from None
+    if not isinstance(checkpoint, dict) or checkpoint.get("method", method) != method:
+        raise GeometryError(f"{path}: not a {method} checkpoint")
+    return checkpoint

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from neurips26.leftovers import pid_alive
 from neurips26.settings import MANIFEST
 
 # What a build writes into its folder. A folder holding only these, with a data/ of nothing but shards, is
@@ -71,15 +72,7 @@ def is_build_output(folder: Path) -> bool:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid == os.getpid() or pid_alive(pid)
 
 
 def recover(out: Path) -> None:

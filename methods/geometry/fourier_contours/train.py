@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ..core import GeometryError
-from ..training import GEOMETRY_METHODS, SCALES
+from ..training import GEOMETRY_METHODS, SCALES, read_checkpoint
 from ..training import device as pick_device
 from . import experiment, unet
 from .model import FourierContourNet
@@ -54,9 +54,7 @@ def _metrics(scale: str, seed: int, device: torch.device, scored: dict[str, dict
 def evaluate_checkpoint(out: Path, device: str = "auto") -> dict[str, Any]:
     """Re-score a trained folder's arms on the held-out stacks of its scale and seed (same shape as ``train``)."""
     path = Path(out) / "checkpoint.pt"
-    if not path.is_file():
-        raise GeometryError(f"{out}: no checkpoint.pt (train first: neurips26 geometry train fourier-contours)")
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    ckpt = read_checkpoint(out, "fourier-contours")
     scale, seed = ckpt.get("scale"), ckpt.get("seed")
     if scale not in experiment.SETTINGS:
         raise GeometryError(f"{path}: unknown scale {scale!r}")

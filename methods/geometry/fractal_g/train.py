@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from ..core import GeometryError
-from ..training import GEOMETRY_METHODS, SCALES
+from ..training import GEOMETRY_METHODS, SCALES, read_checkpoint
 from ..training import device as pick_device
 from .data import SegmentationSet, folder, generated
 from .fit import FitConfig, fit
@@ -100,12 +100,7 @@ def _metrics(scale: str, seed: int, dev: torch.device, data: SegmentationSet, co
 
 def load(out: Path) -> tuple[dict[str, Any], dict[str, Segmenter]]:
     """A trained folder's checkpoint and its two segmenters; GeometryError when it is not one."""
-    path = Path(out) / "checkpoint.pt"
-    if not path.is_file():
-        raise GeometryError(f"{out}: no checkpoint.pt (train first: neurips26 geometry train {METHOD} --out {out})")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    if checkpoint.get("method") != METHOD:
-        raise GeometryError(f"{path}: not a {METHOD} checkpoint")
+    checkpoint = read_checkpoint(out, METHOD)
     model_config = ModelConfig(**checkpoint["config"]["model"])
     models = {}
     for arm, plugged in ((METHOD, True), (BASELINE, False)):

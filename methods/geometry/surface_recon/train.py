@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from ..core import GeometryError
-from ..training import GEOMETRY_METHODS
+from ..training import GEOMETRY_METHODS, read_checkpoint
 from ..training import device as pick_device
 from .experiment import MESHES, ScaleConfig, load_meshes, run, scale_config, scenes, score_scenes, split
 from .pipeline import BASELINE, METHOD, TRAINED
@@ -65,12 +65,7 @@ def _metrics(scale: str, seed: int, dev: torch.device, config: ScaleConfig, fold
 
 def load(out: Path) -> tuple[dict[str, Any], dict[str, RayRegressor]]:
     """A trained folder's checkpoint and its two ray regressors; GeometryError when it is not one."""
-    path = Path(out) / "checkpoint.pt"
-    if not path.is_file():
-        raise GeometryError(f"{out}: no checkpoint.pt (train first: neurips26 geometry train {METHOD} --out {out})")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    if checkpoint.get("method") != METHOD:
-        raise GeometryError(f"{path}: not a {METHOD} checkpoint")
+    checkpoint = read_checkpoint(out, METHOD)
     config = ScaleConfig.from_dict(checkpoint["config"])
     models = {}
     for arm in TRAINED:

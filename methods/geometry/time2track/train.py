@@ -30,7 +30,7 @@ from neurips26.settings import REPO_ROOT
 
 from .. import motion
 from ..core import GeometryError
-from ..training import GEOMETRY_METHODS, read_metrics
+from ..training import GEOMETRY_METHODS, read_checkpoint, read_metrics
 from ..training import device as pick_device
 from . import data
 from .baseline import GenericMotionDiffusion
@@ -199,16 +199,13 @@ def _metrics(trained: Trained, device: str) -> dict[str, Any]:
 def evaluate(out: Path) -> dict[str, Any]:
     """Re-score a trained folder: rebuild its subjects (same seed and scale), sample both arms, score them."""
     meta = read_metrics(out)
-    path = Path(out) / "checkpoint.pt"
-    if not path.is_file():
-        raise GeometryError(f"{out}: no checkpoint.pt (train first: neurips26 geometry train time2track)")
-    state = torch.load(path, map_location="cpu", weights_only=False)
+    state = read_checkpoint(out, "time2track")
     size, dev = SCALES[state["scale"]], torch.device("cpu")
     cohort = data.cohort(Path(state["ecg_dir"]), size.subjects, seed=state["seed"])
     train_idx, test_idx = data.split(len(cohort.emd), 0.3, state["seed"])
     delay = DelayModel()
     delay.load_state_dict(state["delay"])
-    norm = state["norm"]
+    norm = {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in state["norm"].items()}
     ecg = _inputs(cohort, norm["ecg_scale"], dev)
     _, emd_read, t2t_features = _features(delay, ecg)
     models = {"time2track": ConditionalMotionDiffusion(norm["frame_dim"], norm["token_dim"], size.width, size.layers),
@@ -217,7 +214,7 @@ def evaluate(out: Path) -> dict[str, Any]:
         model.load_state_dict(state[arm])
         model.eval()
     trained = Trained(state["scale"], state["seed"], cohort, train_idx, test_idx, delay, models, norm,
-                      emd_read=emd_read, emd_recovered=np.asarray(state["emd_recovered"]))
+                      emd_read=emd_read, emd_recovered=state["emd_recovered"].numpy())
     _sample(trained, ecg, {"time2track": t2t_features,
                            "generic_diffusion": GenericMotionDiffusion.features(len(cohort.emd))}, dev)
     return {**_metrics(trained, "cpu"), "trained_on": meta.get("device")}
@@ -232,8 +229,9 @@ def train(scale: str, out: Path, *, seed: int = 0, device: str = "auto",
     trained = run(scale, seed, device=device, progress=progress)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    torch.save({"scale": scale, "seed": seed, "ecg_dir": str(ECG), "norm": trained.norm,
-                "delay": trained.delay.state_dict(), "emd_recovered": trained.emd_recovered,
+    norm = {k: torch.as_tensor(v) if isinstance(v, np.ndarray) else v for k, v in trained.norm.items()}
+    torch.save({"method": "time2track", "scale": scale, "seed": seed, "ecg_dir": str(ECG), "norm": norm,
+                "delay": trained.delay.state_dict(), "emd_recovered": torch.as_tensor(trained.emd_recovered),
                 **{arm: {k: v.cpu() for k, v in m.state_dict().items()} for arm, m in trained.models.items()}},
                out / "checkpoint.pt")
     metrics = _metrics(trained, str(pick_device(device)))
