@@ -129,6 +129,7 @@ def test_generated_codes_come_back_exactly_with_nothing_unaccounted(code: tuple[
     account = assembler.account
     assert account.lost == 0, account.sample
     assert account.total == base.in_sections(assembler.sections) + account.structure_total
+    assert account.in_sections == base.in_sections(assembler.sections)  # the per-file count, as defined
 
 
 def test_a_table_of_contents_is_structure_and_prose_numbered_paragraphs_stay_text() -> None:

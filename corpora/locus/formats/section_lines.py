@@ -34,7 +34,6 @@ SECTION_LINE = re.compile(
     r"(?P<rest>.*)")
 NEAR_MISS = re.compile(  # starts like a section line (prefix, number, a separator, a capital) but is none
     r"\[?(?:Secs?\.?|Sections?|SECTIONS?|§§?)\s*\d[0-9A-Za-z.\-—–]*\s*(?:[-—–:|=~]{1,3}|\.|\t|\s{2,})\s*[\[(\"]?[A-Z]")
-STYLES = ("dash", "tab", "period")
 
 
 def style(m: re.Match[str]) -> str:
@@ -61,7 +60,6 @@ class FileStyles:
 
     accepted: frozenset[str]
     toc: frozenset[int]  # indices (into the lines) of table-of-contents entries
-    counts: tuple[tuple[str, int], ...] = ()
     matches: dict[int, re.Match[str]] | None = None  # the candidate lines' matches, when already made
 
     def starts(self, lines: list[str], candidates: list[int]) -> dict[int, re.Match[str]]:
@@ -74,7 +72,6 @@ class FileStyles:
         return out
 
 
-ANY_STYLE = FileStyles(frozenset(STYLES), frozenset())
 DASH_ONLY = FileStyles(frozenset({"dash"}), frozenset())
 
 
@@ -98,4 +95,4 @@ def file_styles(lines: list[str], candidates: list[int], structural: list[int]) 
                 toc.add(i)
     counts = Counter(style(m) for i, m in found if i not in toc)
     accepted = {"dash"} | {s for s in ("tab", "period") if counts[s] > counts["dash"]}
-    return FileStyles(frozenset(accepted), frozenset(toc), tuple(sorted(counts.items())), matches)
+    return FileStyles(frozenset(accepted), frozenset(toc), matches)
