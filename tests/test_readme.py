@@ -1,5 +1,6 @@
-"""The README runs: every command in its ```bash blocks (then those of docs/*.md), in order, in one working folder,
-against the embedded samples (or the generators' small releases), with its documented effect checked.
+"""The README and the docs pages run: every command in their ```bash blocks (the README's first, then those of
+docs/*.md and docs/**/*.md in path order), in order, in one working folder, against the embedded samples (or the
+generators' small releases), with its documented effect checked.
 
 Commands are collected generically, so a new README section is covered without editing this file. What cannot
 run here is in :data:`SKIP` (a GPU, the Hub, or a long run that a named test covers), matched by prefix and
@@ -95,7 +96,7 @@ def command_lines(text: str) -> list[str]:
     return out
 
 
-PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]  # the README first, then the docs pages
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # the README first, then docs/*.md and docs/**/*.md
 COMMANDS = [command for page in PAGES for command in command_lines(page.read_text(encoding="utf-8"))]
 
 
