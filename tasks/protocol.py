@@ -23,7 +23,7 @@ results file, so every run says which protocol it ran under)::
 Evaluators that do not run through lm-eval register a :class:`Protocol` in :data:`PROTOCOLS` under the task
 name. :func:`deviations` lists how a run differs from its protocol (a run that differs is not ranked);
 :func:`baseline_value` and :func:`normalise` put scores of different tasks on one scale; :func:`protocols_table`
-renders the README's table of protocols.
+renders the table of protocols in ``docs/leaderboard.md`` (``python -m neurips26.tasks.protocol`` rewrites it).
 """
 
 from __future__ import annotations
@@ -249,14 +249,15 @@ def normalise(value: float, protocol: Protocol, baseline: float) -> float:
     return max(0.0, (value - baseline) / (protocol.best - baseline))
 
 
-# -- the README table --------------------------------------------------------------------------------------------
+# -- the protocols table of docs/leaderboard.md --------------------------------------------------------------------
 
 TABLE_START, TABLE_END = "<!-- protocols:start -->", "<!-- protocols:end -->"
+PAGE = "docs/leaderboard.md"  # the page that holds the table, from the repository root
 
 
 def protocols_table(protocols: Mapping[str, TaskProtocol] | None = None) -> str:
-    """The README's protocols table: task, split (and size when fixed), few-shot, ranking metric, direction,
-    baseline (with the answerer that measured it); one row per task, sorted by group and name."""
+    """The protocols table of ``docs/leaderboard.md``: task, split (and size when fixed), few-shot, ranking metric,
+    direction, baseline (with the answerer that measured it); one row per task, sorted by group and name."""
     protocols = shipped_protocols() if protocols is None else protocols
     lines = ["| task | split | few-shot | chat template | ranking metric | direction | baseline | range |",
              "|---|---|---|---|---|---|---|---|"]
@@ -276,17 +277,17 @@ def protocols_table(protocols: Mapping[str, TaskProtocol] | None = None) -> str:
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
-def readme_table(text: str) -> str | None:
-    """The text between the protocol markers of a README, None when the markers are missing."""
+def page_table(text: str) -> str | None:
+    """The text between the protocol markers of a page, None when the markers are missing."""
     if TABLE_START not in text or TABLE_END not in text:
         return None
     return text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip()
 
 
-def update_readme(text: str, protocols: Mapping[str, TaskProtocol] | None = None) -> str:
+def update_page(text: str, protocols: Mapping[str, TaskProtocol] | None = None) -> str:
     """``text`` with the table between the protocol markers replaced by :func:`protocols_table`."""
-    if readme_table(text) is None:
-        raise ProtocolError(f"no {TABLE_START} ... {TABLE_END} markers in the README")
+    if page_table(text) is None:
+        raise ProtocolError(f"no {TABLE_START} ... {TABLE_END} markers in the page")
     head, rest = text.split(TABLE_START, 1)
     tail = rest.split(TABLE_END, 1)[1]
     return f"{head}{TABLE_START}\n{protocols_table(protocols)}\n{TABLE_END}{tail}"
@@ -295,5 +296,5 @@ def update_readme(text: str, protocols: Mapping[str, TaskProtocol] | None = None
 if __name__ == "__main__":
     import sys
 
-    readme = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    readme.write_text(update_readme(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    page = Path(sys.argv[1] if len(sys.argv) > 1 else PAGE)
+    page.write_text(update_page(page.read_text(encoding="utf-8")), encoding="utf-8")

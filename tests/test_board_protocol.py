@@ -28,18 +28,22 @@ from neurips26.leaderboard.metrics import METRICS
 from neurips26.leaderboard.store import Store
 from neurips26.tasks import evaluation
 from neurips26.tasks.protocol import (
-    PROTOCOLS as REGISTERED,
-)
-from neurips26.tasks.protocol import (
+    PAGE,
+    TABLE_END,
+    TABLE_START,
     Protocol,
     ProtocolError,
     baseline_value,
     deviations,
     normalise,
+    page_table,
     protocols_table,
     read_protocols,
-    readme_table,
     shipped_protocols,
+    update_page,
+)
+from neurips26.tasks.protocol import (
+    PROTOCOLS as REGISTERED,
 )
 from typer.testing import CliRunner
 
@@ -143,9 +147,18 @@ def test_registered_protocols_join_the_yaml_ones(board_tasks: Path) -> None:
         protocols_table(found)
 
 
-def test_readme_protocols_table_is_generated_from_the_yamls() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert readme_table(text) == protocols_table(shipped_protocols())
+def test_the_leaderboard_page_protocols_table_is_generated_from_the_yamls() -> None:
+    text = (ROOT / PAGE).read_text(encoding="utf-8")
+    assert page_table(text) == protocols_table(shipped_protocols()), f"run python -m neurips26.tasks.protocol {PAGE}"
+
+
+def test_update_page_replaces_the_table_between_the_markers_and_refuses_a_page_without_them() -> None:
+    page = f"# page\n\n{TABLE_START}\nold\n{TABLE_END}\n\nafter\n"
+    updated = update_page(page)
+    assert page_table(updated) == protocols_table(shipped_protocols()) and updated.endswith(f"{TABLE_END}\n\nafter\n")
+    assert update_page(updated) == updated
+    with pytest.raises(ProtocolError, match="markers"):
+        update_page("# a page without the markers\n")
 
 
 def test_normalise_mirrors_lower_is_better() -> None:
