@@ -178,11 +178,11 @@ def test_lm_eval_tasks_show_the_stored_frames(data: Path, vlm: Path, tmp_path: P
         assert sorted(times) == sorted(round(t, 3) for t in row["timestamps"]) and len(times) == row["n_frames"]
         prompt = results["samples"][task][0]["arguments"]["gen_args_0"]["arg_0"]
         assert prompt.count("<image>") == row["n_frames"]
-    from neurips26.corpora.video import lmeval
+    from neurips26.tasks import video
 
     with pytest.raises(ValueError, match="no frames stored for tar question 'nope'"):
-        lmeval.selected_times(str(out), "kcenter", "tar", "nope", 3, ["v"])
+        video.selected_times(str(out), "kcenter", "tar", "nope", 3, ["v"])
     with pytest.raises(ValueError, match="no tar selections by selector 'dpp'"):
-        lmeval.selected_times(str(out), "dpp", "tar", "x", 3, ["v"])
+        video.selected_times(str(out), "dpp", "tar", "x", 3, ["v"])
     with pytest.raises(ValueError, match="needs 'selector'"):
-        lmeval.selected_times(str(out), None, "tar", "x", 3, ["v"])
+        video.selected_times(str(out), None, "tar", "x", 3, ["v"])

@@ -1,5 +1,6 @@
 """Writing a video resource's folder: its items, ``videos`` (copied or embedded) and ``errors`` configs,
-manifest (with ``demo``), card, Croissant and build report.
+manifest (with ``demo``), card, Croissant and build report; and reading its ``videos`` config back into local
+video files (:func:`video_paths`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from neurips26 import hubfolder
+from neurips26 import hubfolder, settings
 from neurips26.hubfolder import column
 
 from .records import BuildReport, FileReport, VideoCheck, report_json, split_order
@@ -83,6 +84,32 @@ def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoC
                 place_video(src, out / path)
             writer.write(row)
         spec.shards[split] = writer.close()
+
+
+def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
+    """video_id -> absolute path, from the rows of a built ``videos`` config (all splits).
+
+    A folder built with embedded videos has no files: their bytes are written once to
+    ``<cache>/videos/<sha256>.<ext>``.
+    """
+    import datasets  # lazy: only reading a videos config needs it
+
+    out = {}
+    for split in videos_config.values():
+        if "video" in split.column_names:  # a datasets.Video column: read its bytes and path, decode nothing
+            split = split.cast_column("video", datasets.Video(decode=False))
+        for row in split:
+            path = (folder / row["path"]).resolve()
+            data = (row.get("video") or {}).get("bytes")
+            if not path.is_file() and data:
+                path = settings.cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
+                if not path.is_file():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_name(path.name + ".part")
+                    tmp.write_bytes(data)
+                    tmp.replace(path)
+            out[row["video_id"]] = str(path)
+    return out
 
 
 def is_generated(raw: Path) -> bool:

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neurips26.corpora.video import lmeval
 from neurips26.corpora.video.records import MissingInputError
+from neurips26.corpora.video.release import video_paths
 
 from neurips26 import settings
 from neurips26.errors import UserError
@@ -60,7 +60,7 @@ def _rows(folder: Path, config: str, split: str | None) -> list[dict[str, Any]]:
     data = datasets.load_dataset(str(folder), config)
     if split is not None and split not in data:
         raise UserError(f"{folder}: config {config!r} has no split {split!r} (has {', '.join(data)})")
-    paths = lmeval.video_paths(folder, datasets.load_dataset(str(folder), "videos"))
+    paths = video_paths(folder, datasets.load_dataset(str(folder), "videos"))
     rows = [dict(row) for name in ([split] if split else list(data)) for row in data[name]]
     return [{**row, "_paths": paths} for row in rows]
 

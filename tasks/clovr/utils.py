@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import datasets
-from neurips26.corpora.video import lmeval
+from neurips26.corpora.video.release import video_paths
 from neurips26.methods.video_metrics import scores
-from neurips26.tasks import built_folder, load_config
+from neurips26.tasks import built_folder, load_config, video
 
 PROMPT = ("Select the best answer to the following multiple-choice question based on the videos. "
           "Respond with only the letter ({letters}) of the correct option.")
@@ -22,31 +22,31 @@ def load_clovr(level: str, num_frames: int = 8, selector: str = "uniform", selec
     selector = frame_policy or selector
     folder = built_folder("clovr")
     test = load_config("clovr", "questions", metadata)["test"]
-    paths = lmeval.video_paths(folder, load_config("clovr", "videos"))
+    paths = video_paths(folder, load_config("clovr", "videos"))
     rows = []
     for row in test:
         if row["level"] != level:
             continue
         videos = [paths[v] for v in row["video_ids"]]
         if selections:
-            times = lmeval.selected_times(selections, selector, "clovr", row["qid"], num_frames, row["video_ids"])
+            times = video.selected_times(selections, selector, "clovr", row["qid"], num_frames, row["video_ids"])
         else:
-            budget = lmeval.split_budget(num_frames, len(videos))
-            times = [lmeval.frame_times(p, n, selector) for p, n in zip(videos, budget, strict=True)]
+            budget = video.split_budget(num_frames, len(videos))
+            times = [video.frame_times(p, n, selector) for p, n in zip(videos, budget, strict=True)]
         rows.append({**row, "video_paths": videos, "frame_times": times})
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
 def doc_to_image(doc: dict) -> list:
     return [im for path, times in zip(doc["video_paths"], doc["frame_times"], strict=True)
-            for im in lmeval.images(path, times)]
+            for im in video.images(path, times)]
 
 
 def doc_to_text(doc: dict) -> str:
-    blocks = "\n".join(f"Video {k + 1}:\n{lmeval.frame_block(times)}" for k, times in enumerate(doc["frame_times"]))
-    letters = ", ".join(lmeval.LETTERS[: len(doc["options"])])
+    blocks = "\n".join(f"Video {k + 1}:\n{video.frame_block(times)}" for k, times in enumerate(doc["frame_times"]))
+    letters = ", ".join(video.LETTERS[: len(doc["options"])])
     return (f"{blocks}\n{PROMPT.format(letters=letters)}\n{doc['question']}\n"
-            f"{lmeval.options_block(doc['options'])}\nThe best answer is:")
+            f"{video.options_block(doc['options'])}\nThe best answer is:")
 
 
 def process_results(doc: dict, results: list[str]) -> dict[str, float]:

@@ -6,9 +6,9 @@ from typing import Any
 
 import datasets
 from neurips26.corpora.tar.tasktypes import TASK_TYPES
-from neurips26.corpora.video import lmeval
+from neurips26.corpora.video.release import video_paths
 from neurips26.methods.video_metrics import extraction, scores
-from neurips26.tasks import built_folder, load_config
+from neurips26.tasks import built_folder, load_config, video
 
 CHOICE_PROMPT = ("Select the best answer to the following multiple-choice question based on the video. "
                  "Respond with only the letter ({letters}) of the correct option.")
@@ -26,29 +26,29 @@ def load_tar(task_type: str, num_frames: int = 8, selector: str = "uniform", sel
     selector = frame_policy or selector
     folder = built_folder("tar")
     test = load_config("tar", "annotations", metadata)["test"]
-    paths = lmeval.video_paths(folder, load_config("tar", "videos"))
+    paths = video_paths(folder, load_config("tar", "videos"))
     rows = []
     for row in test:
         if row["task_type"] != task_type:
             continue
         path = paths[row["video_id"]]
-        times = (lmeval.selected_times(selections, selector, "tar", row["id"], num_frames, [row["video_id"]])[0]
-                 if selections else lmeval.frame_times(path, num_frames, selector))
+        times = (video.selected_times(selections, selector, "tar", row["id"], num_frames, [row["video_id"]])[0]
+                 if selections else video.frame_times(path, num_frames, selector))
         rows.append({**row, "video_path": path, "frame_times": times})
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
 def doc_to_image(doc: dict) -> list:
-    return lmeval.images(doc["video_path"], doc["frame_times"])
+    return video.images(doc["video_path"], doc["frame_times"])
 
 
 def doc_to_text(doc: dict) -> str:
     spec = TASK_TYPES[doc["task_type"]]
-    head = f"Frames of a traffic CCTV video:\n{lmeval.frame_block(doc['frame_times'])}\n"
+    head = f"Frames of a traffic CCTV video:\n{video.frame_block(doc['frame_times'])}\n"
     if spec.answer == "choice":
-        letters = ", ".join(lmeval.LETTERS[: len(doc["options"])])
+        letters = ", ".join(video.LETTERS[: len(doc["options"])])
         return (f"{head}{CHOICE_PROMPT.format(letters=letters)}\n{doc['question']}\n"
-                f"{lmeval.options_block(doc['options'])}\nThe best answer is:")
+                f"{video.options_block(doc['options'])}\nThe best answer is:")
     if spec.answer == "span":
         return f"{head}{doc['question']} Answer as start-end in seconds, e.g. 2.5-6.0.\nAnswer:"
     return f"{head}{doc['question']}\nAnswer:"

@@ -1,9 +1,10 @@
-"""What the video lm-eval tasks share: frames per document, frame placeholders, option lists.
+"""What the video lm-eval tasks (``tasks/tar``, ``tasks/clovr``) share: frames per document, frame placeholders,
+option lists.
 
 A task's ``custom_dataset`` loads its config from the built folder and adds to
-each document the absolute path of its video(s) and the times of the frames
-to show (``num_frames`` per question, chosen by the query-free frame ``selector``,
-``uniform`` by default; both task arguments, set in the task's ``metadata`` and
+each document the absolute path of its video(s) (:func:`neurips26.corpora.video.release.video_paths`)
+and the times of the frames to show (``num_frames`` per question, chosen by the query-free frame
+``selector``, ``uniform`` by default; both task arguments, set in the task's ``metadata`` and
 overridable with lm-eval's ``--metadata``, so they are recorded in the results). ``doc_to_image`` then
 decodes exactly those frames, and ``doc_to_text`` puts one ``<image>``
 placeholder per frame, labelled with its time, where the model's processor
@@ -29,40 +30,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from neurips26 import settings
-from neurips26.errors import UserError
+from neurips26.corpora.video import frames
+from neurips26.corpora.video.records import MissingInputError
 
-from . import frames
-from .records import MissingInputError
+from neurips26.errors import UserError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 IMAGE = "<image>"
-
-
-def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
-    """video_id -> absolute path, from the rows of a built ``videos`` config (all splits).
-
-    A folder built with embedded videos has no files: their bytes are written once to
-    ``<cache>/videos/<sha256>.<ext>``.
-    """
-    import datasets  # lazy: only reading a videos config needs it
-
-    out = {}
-    for split in videos_config.values():
-        if "video" in split.column_names:  # a datasets.Video column: read its bytes and path, decode nothing
-            split = split.cast_column("video", datasets.Video(decode=False))
-        for row in split:
-            path = (folder / row["path"]).resolve()
-            data = (row.get("video") or {}).get("bytes")
-            if not path.is_file() and data:
-                path = settings.cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
-                if not path.is_file():
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_name(path.name + ".part")
-                    tmp.write_bytes(data)
-                    tmp.replace(path)
-            out[row["video_id"]] = str(path)
-    return out
 
 
 def frame_times(path: str, num_frames: int, selector: str = "uniform") -> list[float]:
