@@ -29,7 +29,6 @@ Configs: ``questions`` (the test split), ``videos`` and ``errors``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,8 +36,8 @@ from typing import Annotated, Any
 import pyarrow as pa
 import typer
 from neurips26.corpora import RESOURCES
-from neurips26.corpora.video import fields, ingest, release
-from neurips26.corpora.video.records import BuildError, BuildReport, FileReport
+from neurips26.corpora.video import builder, fields, ingest
+from neurips26.corpora.video.records import BuildError, BuildReport, FileReport, VideoCheck
 
 from neurips26 import __version__, hubfolder
 from neurips26.hubfolder import column
@@ -49,7 +48,6 @@ from .card import META, render_card
 BUILDER_VERSION = "1.0.0"
 GENERATOR_VERSION = "1"  # bump when the generator's output changes, so the cached default is remade
 DEFAULT_SPLIT = "test"
-SPLIT_NAME = re.compile(r"^\w+$")
 
 ID = ("qid", "id", "question_id", "uid")
 VIDEOS = ("video_ids", "videos", "video_list", "video_id")
@@ -179,7 +177,7 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
             report.status, report.kind, report.reason = "ignored", "other", "not a .json/.jsonl annotation file"
             continue
         split = None if path == single else path.stem
-        if path != single and (path.parent != folder or not SPLIT_NAME.match(path.stem)):
+        if path != single and (path.parent != folder or not builder.SPLIT_NAME.match(path.stem)):
             report.reason = "annotation files go in annotations/<split>.json"
         else:
             try:
@@ -190,24 +188,28 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
             errors.append({"source_file": rel, "item": None, "level": "file", "reason": report.reason})
             continue
         report.status, report.items = "parsed", len(items)
-        for k, item in enumerate(items):
-            key, given = ingest.first(item, ID) if isinstance(item, dict) else (None, None)
-            where = str(given) if key else f"#{k}"
-            item_split = split or (item.get("split") if isinstance(item, dict) else None) or DEFAULT_SPLIT
-            try:
-                if isinstance(item, fields.ItemError):
-                    raise item
-                if not SPLIT_NAME.match(str(item_split)):
-                    raise fields.ItemError(f"split {item_split!r} is not a valid split name")
-                row = normalize(item)
-            except fields.ItemError as exc:
-                errors.append({"source_file": rel, "item": where, "level": "item", "reason": str(exc)})
-                rows.append({"_rejected": True})
-                continue
-            row["qid"] = str(given).strip() if key and str(given).strip() else f"{path.stem}_{k}"
-            row["split"], row["source_file"] = str(item_split), rel
-            rows.append(row)
+        rows += builder.read_items(items, rel, split, DEFAULT_SPLIT, ID, "qid", normalize,
+                                   lambda row, k, stem=path.stem: f"{stem}_{k}", errors)
     return rows
+
+
+def _reject(row: dict[str, Any], checks: dict[str, VideoCheck]) -> str | None:
+    """Why a row is rejected beyond its id: a video unusable, or evidence after its video's end."""
+    bad = [f"{v} {checks[v].status}" for v in row["video_ids"] if checks[v].status != "ok"]
+    late = [(v, end) for v, end in zip(row["evidence_video_ids"], row["evidence_end"], strict=True)
+            if checks[v].status == "ok" and builder.after_end(end, checks[v].info)]
+    return (f"video(s) {', '.join(bad)}" if bad
+            else f"evidence in {late[0][0]} ends at {late[0][1]:g} s, after the video" if late
+            else None)
+
+
+RELEASE = builder.Release(
+    read=read_annotations, items="questions", schema=QUESTIONS,
+    description="One row per question, with its videos, taxonomy labels, options, answer and evidence spans.",
+    id_key="qid", video_ids=lambda r: r["video_ids"], reject=_reject, card=render_card, meta=META,
+    builder={"name": "neurips26.corpora.clovr", "version": BUILDER_VERSION, "package_version": __version__},
+    unit="questions",
+)
 
 
 @RESOURCES.register("clovr")
@@ -217,41 +219,4 @@ def build(raw: Path | None = None, out: Path = Path("clovr"), workers: int = 1,
               "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
     """Build the CLoVR-Bench folder at ``out`` from ``raw`` (default: the generator's release)."""
     raw = Path(raw).resolve() if raw else default_raw()
-    demo = release.is_generated(raw)  # invented by the package's generator, not a released dataset
-    if not raw.is_dir():
-        raise BuildError(f"{raw}: raw folder not found")
-    files: list[FileReport] = []
-    errors: list[dict] = []
-    parsed = read_annotations(raw, files, errors)
-    report = BuildReport(items_in=len(parsed), unit="questions")
-    rows = [r for r in parsed if not r.get("_rejected")]
-
-    found, stray = ingest.find_videos(raw)
-    sums, sum_files = ingest.read_checksums(raw)
-    checks = ingest.check_videos(raw, sorted({v for r in rows for v in r["video_ids"]}), found, sums, workers,
-                                 progress)
-    kept, seen = [], set()
-    for row in rows:
-        bad = [f"{v} {checks[v].status}" for v in row["video_ids"] if checks[v].status != "ok"]
-        late = [(v, end) for v, end in zip(row["evidence_video_ids"], row["evidence_end"], strict=True)
-                if checks[v].status == "ok" and end > checks[v].info.duration + 1 / max(checks[v].info.fps, 1) + 0.05]
-        reason = (f"duplicate qid {row['qid']!r} (first kept)" if row["qid"] in seen
-                  else f"video(s) {', '.join(bad)}" if bad
-                  else f"evidence in {late[0][0]} ends at {late[0][1]:g} s, after the video" if late
-                  else None)
-        if reason:
-            errors.append({"source_file": row["source_file"], "item": row["qid"], "level": "item", "reason": reason})
-            continue
-        seen.add(row["qid"])
-        kept.append(row)
-    report.items_built = len(kept)
-    report.items_rejected = report.items_in - report.items_built
-
-    ingest.account(report, checks, found, stray, raw, files, errors, sum_files)
-    questions = hubfolder.ConfigSpec("questions", QUESTIONS, "One row per question, with its videos, taxonomy "
-                                     "labels, options, answer and evidence spans.", default=True)
-    release.write_release(out, questions, kept, lambda r: r["video_ids"], checks, raw, embed_videos, report, files,
-                          errors, META, lambda configs: render_card(report, kept, configs),
-                          {"name": "neurips26.corpora.clovr", "version": BUILDER_VERSION,
-                           "package_version": __version__}, demo)
-    return report
+    return builder.build_release(RELEASE, raw, out, workers, progress, embed_videos)

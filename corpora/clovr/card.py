@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from importlib import resources
-from string import Template
 from typing import TYPE_CHECKING, Any
+
+from neurips26.corpora.video.builder import card_text
 
 from .taxonomy import LEVELS
 
@@ -50,27 +50,11 @@ META = {
 def render_card(report: BuildReport, rows: list[dict[str, Any]], configs: list[ConfigSpec],
                 repo: str = "clovr") -> str:
     """The card's prose with this build's counts filled in."""
-    template = Template(resources.files("neurips26.cards").joinpath("clovr.md").read_text(encoding="utf-8"))
-    questions = next(c for c in configs if c.name == "questions")
     taxonomy = Counter((r["level"], r["task"], r["subtask"] or "") for r in rows)
     order = {name: k for k, name in enumerate(LEVELS)}
-    generated = rows and all(r["source"] == "neurips26-generator" for r in rows)
-    return template.substitute(
-        repo=repo, license=META["license"], n_items=f"{report.items_built:,}",
-        by_split=", ".join(f"{k} {v:,}" for k, v in report.by_split.items()) or "none",
-        n_videos=report.videos_ok, video_seconds=f"{report.video_seconds:,.0f}",
+    return card_text(
+        META, report, rows, configs, "questions", "CLoVR-Bench", repo,
         videos_per_question=f"{sum(r['n_videos'] for r in rows) / max(len(rows), 1):.1f}",
         with_evidence=f"{sum(bool(r['evidence_video_ids']) for r in rows):,}",
-        items_in=report.items_in, items_rejected=report.items_rejected,
-        videos_referenced=report.videos_referenced, videos_ok=report.videos_ok,
-        videos_missing=report.videos_missing, videos_corrupt=report.videos_corrupt,
-        files_in=report.files_in, files_parsed=report.files_parsed, files_rejected=report.files_rejected,
-        files_ignored=report.files_ignored,
-        origin=("**This build is the procedural generator's synthetic release**, not the real CLoVR-Bench data."
-                if generated else ""),
-        config_table="\n".join(f"| `{c.name}` | {c.rows():,} | {c.description} |" for c in configs),
-        fields="\n".join(f"| `{f.name}` | {f.type} | {(f.metadata or {}).get(b'description', b'').decode()} |"
-                         for f in questions.schema),
         taxonomy_table="\n".join(f"| {lv} | {task} | {sub} | {n} |" for (lv, task, sub), n in
-                                 sorted(taxonomy.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2]))),
-    )
+                                  sorted(taxonomy.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2]))))

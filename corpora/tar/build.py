@@ -29,7 +29,6 @@ Configs: ``annotations`` (train/test), ``videos`` (per split; files copied to
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,8 +36,8 @@ from typing import Annotated, Any
 import pyarrow as pa
 import typer
 from neurips26.corpora import RESOURCES
-from neurips26.corpora.video import fields, ingest, release
-from neurips26.corpora.video.records import BuildError, BuildReport, FileReport
+from neurips26.corpora.video import builder, fields, ingest
+from neurips26.corpora.video.records import BuildError, BuildReport, FileReport, VideoCheck
 
 from neurips26 import __version__, hubfolder
 from neurips26.hubfolder import column
@@ -49,7 +48,6 @@ from .tasktypes import TASK_TYPES
 
 BUILDER_VERSION = "1.0.0"
 GENERATOR_VERSION = "1"  # bump when the generator's output changes, so the cached default is remade
-SPLIT_NAME = re.compile(r"^\w+$")
 
 ID = ("id", "qid", "question_id", "qa_id", "uid")
 VIDEO = ("video_id", "video", "video_name", "vid")
@@ -88,7 +86,7 @@ def default_raw(seed: int = 0, root: Path | None = None) -> Path:
     return ingest.generated_release(f"tar-v{GENERATOR_VERSION}", generate.generate, seed, root)
 
 
-def normalize(item: Any, task: str, split: str) -> dict[str, Any]:
+def normalize(item: Any, task: str) -> dict[str, Any]:
     """One release item -> one row of the annotations config (without id and split checks)."""
     if not isinstance(item, dict):
         raise fields.ItemError(f"item is a {type(item).__name__}, not an object")
@@ -164,7 +162,7 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
         if path.suffix.lower() != ".json":
             report.status, report.kind, report.reason = "ignored", "other", "not a .json annotation file"
             continue
-        if len(parts) > 2 or (len(parts) == 2 and not SPLIT_NAME.match(parts[0])):
+        if len(parts) > 2 or (len(parts) == 2 and not builder.SPLIT_NAME.match(parts[0])):
             report.reason = "annotation files go in annotations/<split>/<task_type>.json or annotations/"
         elif task not in TASK_TYPES:
             report.reason = f"unknown task type {task!r} (known: {', '.join(TASK_TYPES)})"
@@ -181,23 +179,31 @@ def read_annotations(raw: Path, files: list[FileReport], errors: list[dict]) -> 
             errors.append({"source_file": rel, "item": None, "level": "file", "reason": report.reason})
             continue
         report.status, report.items = "parsed", len(items)
-        split = parts[0] if len(parts) == 2 else None
-        for k, item in enumerate(items):
-            item_split = split or (item.get("split") if isinstance(item, dict) else None) or "train"
-            key, given = ingest.first(item, ID) if isinstance(item, dict) else (None, None)
-            where = str(given) if key else f"#{k}"
-            try:
-                if not SPLIT_NAME.match(str(item_split)):
-                    raise fields.ItemError(f"split {item_split!r} is not a valid split name")
-                row = normalize(item, task, str(item_split))
-            except fields.ItemError as exc:
-                errors.append({"source_file": rel, "item": where, "level": "item", "reason": str(exc)})
-                rows.append({"_rejected": True})
-                continue
-            row["id"] = str(given).strip() if key and str(given).strip() else f"{row['video_id']}_{task}_{k}"
-            row["split"], row["source_file"] = str(item_split), rel
-            rows.append(row)
+        rows += builder.read_items(items, rel, parts[0] if len(parts) == 2 else None, "train", ID, "id",
+                                   lambda item, task=task: normalize(item, task),
+                                   lambda row, k, task=task: f"{row['video_id']}_{task}_{k}", errors)
     return rows
+
+
+def _reject(row: dict[str, Any], checks: dict[str, VideoCheck]) -> str | None:
+    """Why a row is rejected beyond its id: its video unusable, or its span after the video's end."""
+    check = checks[row["video_id"]]
+    if check.status != "ok":
+        return f"video {row['video_id']!r} {check.status}: {check.reason}"
+    if row["end"] is not None and builder.after_end(row["end"], check.info):
+        return f"span ends at {row['end']:g} s, after the video's {check.info.duration:g} s"
+    return None
+
+
+ORDER = {name: k for k, name in enumerate(TASK_TYPES)}
+RELEASE = builder.Release(
+    read=read_annotations,
+    items="annotations", schema=ANNOTATIONS,
+    description="One row per annotation (question, answer, reasoning trace), splits train and test.",
+    id_key="id", video_ids=lambda r: [r["video_id"]], reject=_reject, card=render_card, meta=META,
+    builder={"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__},
+    order=lambda r: (ORDER[r["task_type"]], r["source_file"]),  # stable: file order within a task type
+)
 
 
 @RESOURCES.register("tar")
@@ -207,46 +213,4 @@ def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
               "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
     """Build the TAR folder at ``out`` from ``raw`` (default: the generator's release, see :func:`default_raw`)."""
     raw = Path(raw).resolve() if raw else default_raw()
-    demo = release.is_generated(raw)  # invented by the package's generator, not a released dataset
-    if not raw.is_dir():
-        raise BuildError(f"{raw}: raw folder not found")
-    files: list[FileReport] = []
-    errors: list[dict] = []
-    parsed = read_annotations(raw, files, errors)
-    report = BuildReport(items_in=len(parsed))
-    rows = [r for r in parsed if not r.get("_rejected")]
-
-    found, stray = ingest.find_videos(raw)
-    sums, sum_files = ingest.read_checksums(raw)
-    wanted = sorted({r["video_id"] for r in rows})
-    checks = ingest.check_videos(raw, wanted, found, sums, workers, progress)
-
-    # Ids must be unique; spans must lie inside the video; the video must be usable.
-    kept, seen = [], set()
-    for row in rows:
-        check = checks[row["video_id"]]
-        reason = None
-        if row["id"] in seen:
-            reason = f"duplicate id {row['id']!r} (first kept)"
-        elif check.status != "ok":
-            reason = f"video {row['video_id']!r} {check.status}: {check.reason}"
-        elif row["end"] is not None and row["end"] > check.info.duration + 1 / max(check.info.fps, 1) + 0.05:
-            reason = f"span ends at {row['end']:g} s, after the video's {check.info.duration:g} s"
-        if reason:
-            errors.append({"source_file": row["source_file"], "item": row["id"], "level": "item", "reason": reason})
-            continue
-        seen.add(row["id"])
-        kept.append(row)
-    report.items_built = len(kept)
-    report.items_rejected = report.items_in - report.items_built
-
-    ingest.account(report, checks, found, stray, raw, files, errors, sum_files)
-    order = {name: k for k, name in enumerate(TASK_TYPES)}
-    kept.sort(key=lambda r: (order[r["task_type"]], r["source_file"]))  # stable: file order within a task type
-    annotations = hubfolder.ConfigSpec("annotations", ANNOTATIONS, "One row per annotation (question, answer, "
-                                       "reasoning trace), splits train and test.", default=True)
-    release.write_release(out, annotations, kept, lambda r: [r["video_id"]], checks, raw, embed_videos, report, files,
-                          errors, META, lambda configs: render_card(report, kept, configs),
-                          {"name": "neurips26.corpora.tar", "version": BUILDER_VERSION, "package_version": __version__},
-                          demo)
-    return report
+    return builder.build_release(RELEASE, raw, out, workers, progress, embed_videos)

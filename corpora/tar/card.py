@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from importlib import resources
-from string import Template
 from typing import TYPE_CHECKING, Any
+
+from neurips26.corpora.video.builder import card_text
 
 from .tasktypes import TASK_TYPES
 
@@ -51,24 +51,7 @@ META = {
 def render_card(report: BuildReport, rows: list[dict[str, Any]], configs: list[ConfigSpec],
                 repo: str = "tar") -> str:
     """The card's prose with this build's counts filled in."""
-    template = Template(resources.files("neurips26.cards").joinpath("tar.md").read_text(encoding="utf-8"))
-    annotations = next(c for c in configs if c.name == "annotations")
     per_task = Counter(r["task_type"] for r in rows)
-    generated = rows and all(r["source"] == "neurips26-generator" for r in rows)
-    return template.substitute(
-        repo=repo, license=META["license"], n_items=f"{report.items_built:,}",
-        by_split=", ".join(f"{k} {v:,}" for k, v in report.by_split.items()) or "none",
-        n_videos=report.videos_ok, video_seconds=f"{report.video_seconds:,.0f}",
-        items_in=report.items_in, items_rejected=report.items_rejected,
-        videos_referenced=report.videos_referenced, videos_ok=report.videos_ok,
-        videos_missing=report.videos_missing, videos_corrupt=report.videos_corrupt,
-        files_in=report.files_in, files_parsed=report.files_parsed, files_rejected=report.files_rejected,
-        files_ignored=report.files_ignored,
-        origin=("**This build is the procedural generator's synthetic release**, not the real TAR data."
-                if generated else ""),
-        config_table="\n".join(f"| `{c.name}` | {c.rows():,} | {c.description} |" for c in configs),
-        fields="\n".join(f"| `{f.name}` | {f.type} | {(f.metadata or {}).get(b'description', b'').decode()} |"
-                         for f in annotations.schema),
-        task_table="\n".join(f"| `{t.name}` | {t.group} | {t.answer} | {t.metric} | {per_task.get(t.name, 0):,} |"
-                             for t in TASK_TYPES.values()),
-    )
+    return card_text(META, report, rows, configs, "annotations", "TAR", repo, task_table="\n".join(
+        f"| `{t.name}` | {t.group} | {t.answer} | {t.metric} | {per_task.get(t.name, 0):,} |"
+        for t in TASK_TYPES.values()))

@@ -7,8 +7,9 @@
   with a selector;
 - ``scene`` and ``render``: the procedural CCTV generator both resources script their clips with;
 - ``fields``, ``ingest`` and ``release``: release fields (options, answers, spans), the videos a build
-  references (found, hash-checked, probed) and the folder written (copied or embedded videos, manifest);
-- ``lmeval``: what the video lm-eval tasks share (frames per document, ``<image>`` placeholders);
+  references (found, hash-checked, probed) and the folder written (copied or embedded videos, manifest),
+  whose ``videos`` config ``release.video_paths`` reads back;
+- ``builder``: the build both resources share (items kept or rejected, videos checked, folder and card written);
 - ``tiny_vlm``: a randomly initialised Idefics3 model for end-to-end tests;
 - ``cli``: ``neurips26 generate``.
 """
