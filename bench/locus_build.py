@@ -84,7 +84,7 @@ report = build(raw, out, workers, lambda done, total: print("progress", done, to
 wall = time.perf_counter() - start
 own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print("result", json.dumps({
-    "wall_s": wall, "report": asdict(report), "reconciles": report.reconciles,
+    "wall_s": wall, "report": asdict(report), "reconciles": report.reconciles(),
     "cpu_s": own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime,
     "worker_cpu_s": workers.ru_utime + workers.ru_stime,
     "rss_self": own.ru_maxrss * 1024, "rss_children": workers.ru_maxrss * 1024,

@@ -34,7 +34,7 @@ def read(folder: Path, config: str) -> list[dict]:
 
 def test_build_and_schema(built: tuple[Path, clovr.BuildReport], clovr_raw: Path) -> None:
     out, report = built
-    assert report.reconciles and not report.problems
+    assert report.reconciles() and not report.problems
     assert (report.items_built, report.videos_ok, report.by_split) == (33, 9, {"test": 33})
     assert report.summary().startswith("33 questions (test 33) over 9 videos")
     rows = read(out, "questions")
@@ -87,7 +87,7 @@ def test_bad_questions_and_videos_are_reported(clovr_raw: Path, tmp_path: Path) 
     (raw / "videos" / "clovr_gen_s2_v3.mp4").write_bytes(b"\x00" * 100)  # corrupt, used by set 2's questions
     out = tmp_path / "clovr"
     report = clovr.build(raw=raw, out=out)
-    assert report.reconciles and report.videos_corrupt == 1 and report.videos_missing == 1
+    assert report.reconciles() and report.videos_corrupt == 1 and report.videos_missing == 1
     errors = {e["item"]: e["reason"] for e in read(out, "errors") if e["level"] == "item"}
     assert "is not one of" in errors["bad_level"]
     assert "non-empty list" in errors["no_videos"]

@@ -24,7 +24,7 @@ def rows(folder: Path, config: str, split: str = "train") -> list[dict]:
 @pytest.fixture(scope="module")
 def built(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("fic") / "fic"
-    assert fic_build.build(raw=shared_data / LIC, out=out).reconciles
+    assert fic_build.build(raw=shared_data / LIC, out=out).reconciles()
     return out
 
 
@@ -89,7 +89,7 @@ def test_a_bad_translation_record_is_in_errors_with_its_reason(tmp_path: Path) -
     bad = {**good, "task_id": "doc-2", "document_en": ""}
     (raw / sources.TRANSLATION_FILE).write_text(json.dumps([good, bad]))
     report = fic_build.build(raw=raw, out=tmp_path / "fic")
-    assert report.reconciles and report.read["translation"] == 2 and report.rejected["translation"] == 1
+    assert report.reconciles() and report.read["translation"] == 2 and report.rejected["translation"] == 1
     errors = rows(tmp_path / "fic", "errors")
     assert errors == [{"source": f"{sources.TRANSLATION_FILE}[1]", "task_id": "doc-2", "reason": "missing document_en"}]
 

@@ -230,7 +230,7 @@ def test_every_raw_file_is_counted_once(files: list[tuple[str, bytes]]) -> None:
             continue
         written += 1
     report = locus.build(raw=raw, out=tmp / "out" / "locus")
-    assert report.reconciles
+    assert report.reconciles()
     assert report.files_in == written
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -160,7 +160,7 @@ def test_symlinks_leaving_the_raw_folder_are_rejected_with_a_reason(tmp_path: Pa
     os.symlink(inside, raw / "inside-link.txt")  # inside the raw folder: read (a stray file at the top)
     out = tmp_path / "built" / "locus"
     report = locus.build(raw=raw, out=out)
-    assert report.reconciles
+    assert report.reconciles()
     errors = {e["source_file"]: e["reason"] for e in
               pq.read_table(sorted((out / "data" / "errors").glob("*.parquet"))).to_pylist()}
     rel = jurisdiction.relative_to(raw).as_posix()

@@ -58,7 +58,7 @@ def hostile_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[locus.Build
 
 def test_hidden_raw_files_are_counted_and_reported(hostile_build: tuple[locus.BuildReport, dict[str, str]]) -> None:
     report, errors = hostile_build
-    assert report.reconciles
+    assert report.reconciles()
     assert errors["harrow-mill-ga/.notes.txt"].startswith("hidden file (its name starts with '.'): not read")
     assert errors[".DS_Store"].startswith("hidden file")
     assert errors["sage-hollow-ut/.git"].startswith("hidden folder")

@@ -40,7 +40,7 @@ def manifest_rows(folder: Path) -> dict[tuple[str, str], int]:
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("sample") / "locus"
     report = locus.build(out=out)
-    assert report.sections > 0 and report.reconciles
+    assert report.sections > 0 and report.reconciles()
     return out
 
 
@@ -216,7 +216,7 @@ def test_bad_inputs_are_reported_and_good_ones_still_built(tmp_path: Path) -> No
     })
     out = tmp_path / "locus"
     report = locus.build(raw=raw, out=out)
-    assert report.reconciles
+    assert report.reconciles()
     assert report.files_in == 8
     assert report.files_parsed == 2 and report.files_rejected == 6
     errors = read_config(out, "errors")
@@ -259,7 +259,7 @@ def real_build(real_locus: Path, tmp_path_factory: pytest.TempPathFactory) -> tu
 
 def test_real_sample_counts(real_build: tuple[Path, locus.BuildReport], locus_raw: Path) -> None:
     out, report = real_build
-    assert report.reconciles
+    assert report.reconciles()
     n_files = sum(1 for _, f, *_ in REAL for p in (locus_raw / f).rglob("*") if p.is_file())
     assert report.files_in == n_files
     sections = read_config(out, "sections")

@@ -246,7 +246,7 @@ def test_build_of_a_raw_folder_with_an_encodeplus_code(tmp_path: Path) -> None:
     (raw / "testport-ma" / "code-of-ordinances.txt").write_text(TWIN_TEXT, encoding="utf-8")
     out = tmp_path / "locus"
     report = locus.build(raw=raw, out=out)
-    assert report.reconciles
+    assert report.reconciles()
     # the text export's every section is a twin of the page's: a duplicate file
     assert (report.files_in, report.files_parsed, report.files_duplicate, report.files_rejected) == (2, 1, 1, 0)
     assert report.by_format == {NAME: 1}

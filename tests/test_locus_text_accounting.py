@@ -192,7 +192,7 @@ def test_a_code_in_an_unknown_style_is_named_in_errors_with_the_share_lost(locus
         f"SELECT share_unaccounted, chars_unaccounted, chars_total FROM '{folder}/data/text_coverage/*.parquet' "
         "WHERE source_file = 'arcade-ga/code.txt'").fetchone()
     assert share > 0.05 and f"{share:.1%} of its text ({lost:,} of {total:,}" in rows[0][0]
-    assert report.text_problems == 1 and report.problems >= 1 and "1 file(s) losing more" in report.summary()
+    assert report.text_problems == 1 and len(report.problems) >= 1 and "1 file(s) losing more" in report.summary()
 
 
 def test_a_code_exported_in_two_parts_in_two_styles_builds_whole(locus_raw: Path, tmp_path: Path) -> None:

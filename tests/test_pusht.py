@@ -36,7 +36,7 @@ def store(shared_data: Path) -> Path:
 def built(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("pusht") / "pusht"
     report = pusht.build(store.parent, out, episodes=EPISODES)
-    assert report.reconciles and report.episodes_kept == EPISODES
+    assert report.reconciles() and report.episodes_kept == EPISODES
     return out
 
 
@@ -91,7 +91,7 @@ def test_bad_episodes_go_to_errors_and_bad_stores_are_named(tmp_path: Path) -> N
     raw_dir = tmp_path / "raw"
     _write_store(raw_dir / "pusht_cchi_v7_replay.zarr", [5, 1, 6], nan_episode=2)
     report = pusht.build(raw_dir, tmp_path / "out")
-    assert (report.episodes_in, report.episodes_kept, report.episodes_rejected) == (3, 1, 2) and report.reconciles
+    assert (report.episodes_in, report.episodes_kept, report.episodes_rejected) == (3, 1, 2) and report.reconciles()
     errors = rows(tmp_path / "out", "errors")
     assert sorted((e["episode_index"], e["reason"]) for e in errors) == [
         (1, "1 step(s): an episode needs at least 2"), (2, "action: not finite")]

@@ -29,7 +29,7 @@ def rows(folder: Path, config: str, split: str = "train") -> list[dict]:
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("sample") / "rolebench_unlearn"
     report = rb.build(out=out)
-    assert report.reconciles and report.roles == 20
+    assert report.reconciles() and report.roles == 20
     return out
 
 
@@ -111,7 +111,7 @@ def test_input_contract_errors(tmp_path: Path) -> None:
     shutil.copytree(rb.SAMPLE_DIR / "rolebench-eng", raw / "rolebench-eng")  # no desc.json: roles need 5 records
     (raw / ROLE_FILE / "bad.jsonl").write_bytes(b"\xff\xfe not utf-8")
     report = rb.build(raw=raw, out=tmp_path / "out")
-    assert report.files_rejected == 1 and report.reconciles
+    assert report.files_rejected == 1 and report.reconciles()
     reasons = [e["reason"] for e in rows(tmp_path / "out", "errors")]
     assert any("fewer than 5 records" in r for r in reasons) and any("not UTF-8" in r for r in reasons)
     assert issubclass(rb.BuildError, UserError)  # the CLI prints it as one line
@@ -126,7 +126,7 @@ def test_registered_and_demo_manifest(sample: Path) -> None:
 def test_real_rolebench(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "rolebench_unlearn"
     report = rb.build(raw=shared_data / "rolebench", out=out)
-    assert report.reconciles and report.roles == 95 and report.records_rejected == 0
+    assert report.reconciles() and report.roles == 95 and report.records_rejected == 0
     assert json.loads((out / "manifest.json").read_text())["demo"] is False
     assert {k: len(v) for k, v in report.forget_roles.items()} == {"forget01": 1, "forget05": 5, "forget10": 10}
     forget05 = datasets.load_dataset(str(out), "forget05")
@@ -180,7 +180,7 @@ def general_release(raw: Path) -> list[str]:
 def test_chinese_release_builds_alone(tmp_path: Path) -> None:
     zh_release(tmp_path / "raw")
     report = rb.build(raw=tmp_path / "raw", out=tmp_path / "out")
-    assert report.reconciles and report.languages == {"zh": 3} and report.files_skipped == 1
+    assert report.reconciles() and report.languages == {"zh": 3} and report.files_skipped == 1
     records = rows(tmp_path / "out", "records") + rows(tmp_path / "out", "records", "test")
     assert {r["language"] for r in records} == {"zh"} and {r["part"] for r in records} == {"role_specific", "general"}
     assert len(records) == 3 * 6 + 3 * 2
@@ -198,7 +198,7 @@ def test_general_parts_and_both_languages_build_together(sample: Path, tmp_path:
     general_roles = general_release(raw)
     zh_release(raw)
     report = rb.build(raw=raw, out=tmp_path / "out")
-    assert report.reconciles and report.languages == {"en": 20, "zh": 3}
+    assert report.reconciles() and report.languages == {"en": 20, "zh": 3}
     assert report.records_kept == 240 + 4 * 5 + 3 * 6 + 3 * 2
     records = rows(tmp_path / "out", "records") + rows(tmp_path / "out", "records", "test")
     general = [r for r in records if (r["language"], r["part"]) == ("en", "general")]

@@ -38,7 +38,7 @@ def read(folder: Path, config: str, split: str | None = None) -> list[dict]:
 
 def test_build_reconciles(built: tuple[Path, tar.BuildReport]) -> None:
     out, report = built
-    assert report.reconciles and not report.problems
+    assert report.reconciles() and not report.problems
     assert (report.items_in, report.items_built, report.videos_ok) == (72, 72, 6)
     assert report.by_split == {"train": 48, "test": 24}
     assert report.files_ignored == 6  # the scene scripts: inputs, counted, not built
@@ -146,7 +146,7 @@ def test_malformed_input_is_reported_never_fatal(tar_raw: Path, tmp_path: Path) 
     raw = damaged(tar_raw, tmp_path)
     out = tmp_path / "tar"
     report = tar.build(raw=raw, out=out)
-    assert report.reconciles and report.problems
+    assert report.reconciles() and report.problems
     assert (report.videos_missing, report.videos_corrupt) == (1, 2)
     assert report.missing == ["tar_gen_999"] and sorted(report.corrupt) == ["tar_gen_000", "tar_gen_005"]
     assert report.videos_unreferenced == 1
@@ -194,7 +194,7 @@ def test_flat_layout_and_embedded_videos(tar_raw: Path, tmp_path: Path) -> None:
     (raw / "annotations" / "bcq.json").write_text(json.dumps(items))  # a bare list, splits per item
     out = tmp_path / "tar"
     report = tar.build(raw=raw, out=out, embed_videos=True)
-    assert report.by_split == {"train": 8, "test": 4} and report.reconciles
+    assert report.by_split == {"train": 8, "test": 4} and report.reconciles()
     assert not (out / "videos").exists()
     video = read(out, "videos", "test")[0]
     assert video["video"]["bytes"] == (raw / video["source_file"]).read_bytes()

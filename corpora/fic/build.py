@@ -83,7 +83,7 @@ def build(raw: Path | None = None, out: Path = Path("fic"), workers: int = 1,
                                             "package_version": __version__}, inputs, demo=False)
     hubfolder.write_card(out, configs, META, render_card(report, configs))
     hubfolder.write_croissant(out, configs, META)
-    payload = {**asdict(report), "reconciles": report.reconciles}
+    payload = {**asdict(report), "reconciles": report.reconciles()}
     (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     hubfolder.commit_build(out, final)
     if progress:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
@@ -41,7 +42,7 @@ ERRORS = pa.schema([
 
 
 @dataclass
-class BuildReport:
+class BuildReport(Reconciled):
     """Counts per task type: records read, kept (per split) and rejected."""
 
     read: dict[str, int] = field(default_factory=dict)
@@ -50,19 +51,17 @@ class BuildReport:
     missing: list[str] = field(default_factory=list)  # task types whose source was not found
     notes: list[str] = field(default_factory=list)  # kept records with something skipped (an empty shard)
 
-    @property
-    def reconciles(self) -> bool:
-        return all(self.read[t] == sum(self.kept.get(t, {}).values()) + self.rejected.get(t, 0) for t in self.read)
+    def tallies(self) -> list[Tally]:
+        """Per task type: records read = kept (per split) + rejected."""
+        return [Tally.of(f"{t} read", n, **self.kept.get(t, {}), rejected=self.rejected.get(t, 0))
+                for t, n in self.read.items()]
 
     @property
     def problems(self) -> list[str]:
+        """Task types not built for want of their source, and rejected records."""
         return [f"{t}: source not found, config not built" for t in self.missing] + [
             f"{t}: {n} record(s) rejected (see the errors config)" for t, n in self.rejected.items() if n]
 
     def summary(self) -> str:
-        """One line for the CLI: per task type, read = kept (train/test) + rejected."""
-        parts = [f"{t} {self.read[t]} = {sum(self.kept.get(t, {}).values())} kept "
-                 f"({', '.join(f'{s} {n}' for s, n in self.kept.get(t, {}).items())}) + {self.rejected.get(t, 0)} "
-                 f"rejected" for t in self.read]
-        return ("; ".join(parts) + (" (reconciles)" if self.reconciles else " (DOES NOT RECONCILE)")
-                + "".join(f"; {note}" for note in self.notes))
+        """One line for the CLI: per task type, records read = kept (per split) + rejected."""
+        return self.tally_text() + "".join(f"; {note}" for note in self.notes)

@@ -281,6 +281,6 @@ def _write_evalsets(out: Path, specs: dict, built: list[str], sections: list[Pat
 
 
 def _report_json(report: BuildReport, files: list[FileReport]) -> str:
-    payload = {**asdict(report), "reconciles": report.reconciles,
+    payload = {**asdict(report), "reconciles": report.reconciles(),
                "files": [asdict(f) for f in sorted(files, key=lambda f: natural_key(f.path))]}
     return json.dumps(payload, indent=2) + "\n"

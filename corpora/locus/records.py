@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
@@ -110,7 +111,7 @@ class CodeResult:
 
 
 @dataclass
-class BuildReport:
+class BuildReport(Reconciled):
     """Counts of one build; files in = parsed + duplicate + rejected, and sections parsed = built + dropped as
     twins (every file's kept + dropped = its parsed sections)."""
 
@@ -132,10 +133,12 @@ class BuildReport:
     chars_structure: int = 0
     files_measured: int = 0
 
-    @property
-    def reconciles(self) -> bool:
-        return (self.files_in == self.files_parsed + self.files_duplicate + self.files_rejected
-                and self.sections_parsed == self.sections + self.sections_dropped)
+    def tallies(self) -> list[Tally]:
+        """Sections parsed = built + twins dropped; files in = parsed + duplicate + rejected."""
+        return [Tally.of("sections parsed", self.sections_parsed, built=self.sections,
+                         **{"twins dropped": self.sections_dropped}),
+                Tally.of("files in", self.files_in, parsed=self.files_parsed, duplicate=self.files_duplicate,
+                         rejected=self.files_rejected)]
 
     def count_text(self, f: FileReport) -> None:
         """Add one file's text account to the corpus-wide one."""
@@ -158,15 +161,17 @@ class BuildReport:
     def summary(self) -> str:
         """One line for the CLI: counts, and whether files in = parsed + duplicate + rejected and sections parsed =
         built + dropped twins."""
-        return (f"{self.sections:,} sections (parsed {self.sections_parsed:,} = built + {self.sections_dropped:,} "
-                f"twins dropped); files in {self.files_in} = parsed {self.files_parsed} + duplicate "
-                f"{self.files_duplicate} + rejected {self.files_rejected} "
-                f"({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); {self.rows_rejected} csv row "
-                f"problem(s), {self.record_errors} record warning(s); {self.text_line()}")
+        return (f"{self.sections:,} sections; {self.tally_text()}; {self.rows_rejected} csv row problem(s), "
+                f"{self.record_errors} record warning(s); {self.text_line()}")
 
     @property
-    def problems(self) -> int:
-        return self.files_rejected + self.rows_rejected + self.text_problems
+    def problems(self) -> list[str]:
+        """Rejected files, csv row problems and files losing text (each in the errors config)."""
+        return [text for n, text in (
+            (self.files_rejected, f"{self.files_rejected} file(s) rejected"),
+            (self.rows_rejected, f"{self.rows_rejected} csv row problem(s)"),
+            (self.text_problems, f"{self.text_problems} file(s) losing more than {UNACCOUNTED_LIMIT:.0%} of their "
+                                 "text")) if n]
 
 
 # --- schemas: the corpus and its county layer ---------------------------------------------------------

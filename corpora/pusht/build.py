@@ -144,6 +144,7 @@ def build(raw: Path | None = None, out: Path = Path("pusht"), workers: int = 1,
         if progress:
             progress(report.episodes_kept + len(errors), wanted)
     report.episodes_rejected = len(errors)
+    report.problems = [f"episode {e['episode_index']} rejected: {e['reason']}" for e in errors]
     if not report.episodes_kept:
         raise BuildError(f"{store}: no usable episode ({len(errors)} rejected; first: {errors[0]['reason']})")
     for (name, split), writer in writers.items():
@@ -160,7 +161,7 @@ def build(raw: Path | None = None, out: Path = Path("pusht"), workers: int = 1,
                                             "episodes": wanted, "frames": frames}, inputs, demo=False)
     hubfolder.write_card(out, configs, META, render_card(report, configs, source))
     hubfolder.write_croissant(out, configs, META)
-    payload = {**asdict(report), "reconciles": report.reconciles}
+    payload = {**asdict(report), "reconciles": report.reconciles()}
     (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     hubfolder.commit_build(out, final)
     return report

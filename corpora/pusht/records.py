@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
@@ -68,7 +69,7 @@ ERRORS = pa.schema([
 
 
 @dataclass
-class BuildReport:
+class BuildReport(Reconciled):
     """What a build read, kept and rejected."""
 
     episodes_in: int = 0
@@ -83,13 +84,14 @@ class BuildReport:
     successes: int = 0  # episodes whose final coverage reaches 0.95
     final_coverage_low: float = 1.0
     final_coverage_high: float = 0.0
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # a line per rejected episode
 
-    @property
-    def reconciles(self) -> bool:
-        return self.episodes_in == self.episodes_kept + self.episodes_rejected
+    def tallies(self) -> list[Tally]:
+        """Episodes in = kept + rejected."""
+        return [Tally.of("episodes in", self.episodes_in, kept=self.episodes_kept, rejected=self.episodes_rejected)]
 
     def summary(self) -> str:
-        return (f"{self.episodes_kept}/{self.episodes_in} episodes ({self.train} train, {self.test} test; "
-                f"{self.episodes_rejected} rejected), {self.steps:,} steps, {self.frames:,} frames; simulator "
-                f"replay of the recorded actions within {self.replay_max_state_error:.2g} px of the recorded states")
+        """One line for the CLI: episodes in and out, steps, frames and the replay check."""
+        return (f"{self.episodes_kept} episodes ({self.train} train, {self.test} test), {self.steps:,} steps, "
+                f"{self.frames:,} frames; {self.tally_text()}; simulator replay of the recorded actions within "
+                f"{self.replay_max_state_error:.2g} px of the recorded states")

@@ -167,7 +167,7 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
                                             "source": source}, inputs, demo=is_sample)
     hubfolder.write_card(out, configs, META, render_card(report, role_rows, configs, source))
     hubfolder.write_croissant(out, configs, META)
-    payload = {**asdict(report), "reconciles": report.reconciles, "files": [asdict(f) for f in files]}
+    payload = {**asdict(report), "reconciles": report.reconciles(), "files": [asdict(f) for f in files]}
     (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     hubfolder.commit_build(out, final)
     if progress:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
@@ -71,7 +72,9 @@ class FileReport:
 
 
 @dataclass
-class BuildReport:
+class BuildReport(Reconciled):
+    """Counts of one build: every file and record accounted for."""
+
     files_in: int = 0
     files_parsed: int = 0
     files_skipped: int = 0
@@ -85,20 +88,21 @@ class BuildReport:
     forget_roles: dict[str, list[str]] = field(default_factory=dict)
     languages: dict[str, int] = field(default_factory=dict)  # language -> roles
 
-    @property
-    def reconciles(self) -> bool:
-        return (self.files_in == self.files_parsed + self.files_skipped + self.files_rejected
-                and self.records_in == self.records_kept + self.records_duplicate + self.records_rejected)
+    def tallies(self) -> list[Tally]:
+        """Files in = parsed + skipped + rejected; records in = kept + duplicate + rejected."""
+        return [Tally.of("files in", self.files_in, parsed=self.files_parsed, skipped=self.files_skipped,
+                         rejected=self.files_rejected),
+                Tally.of("records in", self.records_in, kept=self.records_kept, duplicate=self.records_duplicate,
+                         rejected=self.records_rejected)]
 
     @property
-    def problems(self) -> int:
-        return self.files_rejected + self.records_rejected
+    def problems(self) -> list[str]:
+        """Rejected files and records (each in the errors config)."""
+        return [text for n, text in ((self.files_rejected, f"{self.files_rejected} file(s) rejected"),
+                                     (self.records_rejected, f"{self.records_rejected:,} record(s) rejected")) if n]
 
     def summary(self) -> str:
         """One line for the CLI: counts, and whether the files and records reconcile."""
         languages = ", ".join(f"{lang} {n}" for lang, n in self.languages.items())
-        return (f"{self.records_kept:,} records of {self.roles} roles ({languages}); files in {self.files_in} = parsed "
-                f"{self.files_parsed} + skipped {self.files_skipped} + rejected {self.files_rejected}; records in "
-                f"{self.records_in:,} = kept {self.records_kept:,} + duplicate {self.records_duplicate} + rejected "
-                f"{self.records_rejected} ({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'}); targets "
+        return (f"{self.records_kept:,} records of {self.roles} roles ({languages}); {self.tally_text()}; targets "
                 + ", ".join(f"{k} {len(v)}" for k, v in self.forget_roles.items()))

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
 
 
@@ -67,7 +68,7 @@ class FileReport:
 
 
 @dataclass
-class BuildReport:
+class BuildReport(Reconciled):
     """Counts of a video resource build; every input file, item and referenced video is accounted for."""
 
     files_in: int = 0
@@ -88,26 +89,29 @@ class BuildReport:
     missing: list[str] = field(default_factory=list)
     corrupt: list[str] = field(default_factory=list)
 
-    @property
-    def reconciles(self) -> bool:
-        return (self.files_in == self.files_parsed + self.files_rejected + self.files_ignored
-                and self.items_in == self.items_built + self.items_rejected
-                and self.videos_referenced == self.videos_ok + self.videos_missing + self.videos_corrupt)
+    def tallies(self) -> list[Tally]:
+        """Items in = built + rejected; videos referenced = ok + missing + corrupt; files in = parsed + rejected +
+        ignored."""
+        return [Tally.of("items in", self.items_in, built=self.items_built, rejected=self.items_rejected),
+                Tally.of("videos referenced", self.videos_referenced, ok=self.videos_ok,
+                         missing=self.videos_missing, corrupt=self.videos_corrupt),
+                Tally.of("files in", self.files_in, parsed=self.files_parsed, rejected=self.files_rejected,
+                         ignored=self.files_ignored)]
 
     @property
-    def problems(self) -> int:
-        """Rejected files and items, missing and corrupt videos (the CLI points to the errors config)."""
-        return self.files_rejected + self.items_rejected + self.videos_missing + self.videos_corrupt
+    def problems(self) -> list[str]:
+        """Rejected files and items, missing and corrupt videos (each in the errors config)."""
+        return [text for n, text in (
+            (self.files_rejected, f"{self.files_rejected} file(s) rejected"),
+            (self.items_rejected, f"{self.items_rejected:,} of {self.items_in:,} {self.unit} rejected"),
+            (self.videos_missing, f"{self.videos_missing} video(s) missing: {_some(self.missing)}"),
+            (self.videos_corrupt, f"{self.videos_corrupt} video(s) corrupt: {_some(self.corrupt)}")) if n]
 
     def summary(self) -> str:
         """One line for the CLI."""
         splits = ", ".join(f"{k} {v:,}" for k, v in self.by_split.items()) or "none"
         return (f"{self.items_built:,} {self.unit} ({splits}) over {self.videos_ok} videos "
-                f"({self.video_seconds:,.0f} s); items in {self.items_in:,} = built {self.items_built:,} + "
-                f"rejected {self.items_rejected:,}; videos referenced {self.videos_referenced} = ok {self.videos_ok} "
-                f"+ missing {self.videos_missing} + corrupt {self.videos_corrupt}; files in {self.files_in} = "
-                f"parsed {self.files_parsed} + rejected {self.files_rejected} + ignored {self.files_ignored} "
-                f"({'reconciles' if self.reconciles else 'DOES NOT RECONCILE'})"
+                f"({self.video_seconds:,.0f} s); {self.tally_text()}"
                 + "".join(f"; {name}: {_some(ids)}" for name, ids in (("missing", self.missing),
                                                                       ("corrupt", self.corrupt)) if ids))
 
@@ -123,7 +127,7 @@ def split_order(split: str) -> tuple:
 
 
 def report_json(report: BuildReport, files: list[FileReport]) -> str:
-    payload = {**asdict(report), "reconciles": report.reconciles,
+    payload = {**asdict(report), "reconciles": report.reconciles(),
                "files": [asdict(f) for f in sorted(files, key=lambda f: f.path)]}
     return json.dumps(payload, indent=2) + "\n"
 

@@ -31,6 +31,7 @@ from neurips26.corpora import RESOURCES
 from neurips26.corpora.video.records import MissingInputError
 
 from neurips26 import __version__, hubfolder, settings
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
 from neurips26.hubfolder import column
 
@@ -100,20 +101,31 @@ META = {
 
 
 @dataclass
-class Report:
-    """What a FrameSelect build made."""
+class Report(Reconciled):
+    """What a FrameSelect build made: every (question, selector, budget) asked is a selection or a refusal."""
 
     questions: dict[str, int] = field(default_factory=dict)
+    asked: int = 0  # (question, selector, budget) triples
     selections: int = 0
     results: int = 0
     refused: dict[str, int] = field(default_factory=dict)
-    problems: int = 0
+
+    def tallies(self) -> list[Tally]:
+        """Selections asked = made + refused."""
+        return [Tally.of("selections asked", self.asked, made=self.selections, refused=sum(self.refused.values()))]
+
+    @property
+    def problems(self) -> list[str]:
+        """Always empty: a refusal (a pool lacking what its selector needs) is counted, not an error; a selector
+        that fails stops the build."""
+        return []
 
     def summary(self) -> str:
+        """One line for the CLI: questions per benchmark, selections asked and made, refusals per selector."""
         qs = ", ".join(f"{k} {v}" for k, v in self.questions.items())
         refused = "; ".join(f"{k} refused {v}" for k, v in sorted(self.refused.items()))
         return (f"{self.selections:,} selections of {sum(self.questions.values())} questions ({qs}), "
-                f"{self.results:,} result rows" + (f"; {refused}" if refused else ""))
+                f"{self.results:,} result rows; {self.tally_text()}" + (f"; {refused}" if refused else ""))
 
 
 def _specs() -> dict[str, hubfolder.ConfigSpec]:
@@ -156,6 +168,7 @@ def build(raw: Path | None = None, out: Path = Path("frameselect"), workers: int
         selection_rows += rows
         result_rows += runner.selection_rows(rows, questions, pools, 1.0 / candidate_fps)
         report.questions[name] = len(questions)
+        report.asked += len(questions) * len(selectors) * len(budgets)
         report.refused.update({f"{name}/{k}": v for k, v in refused.items()})
     report.selections, report.results = len(selection_rows), len(result_rows)
 

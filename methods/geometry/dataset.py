@@ -32,6 +32,7 @@ import typer
 from neurips26.corpora import RESOURCES
 
 from neurips26 import __version__, hubfolder
+from neurips26.buildreport import Reconciled, Tally
 from neurips26.hubfolder.shards import column
 from neurips26.settings import REPO_ROOT
 
@@ -112,18 +113,23 @@ META = {
 
 
 @dataclass
-class BuildReport:
-    """What a geometry build made: rows per config and the inputs rejected."""
+class BuildReport(Reconciled):
+    """What a geometry build made: rows per config, and its real inputs (ECG windows, meshes) used or rejected."""
 
     rows: dict[str, int] = field(default_factory=dict)
     inputs: int = 0
+    built: int = 0
     rejected: int = 0
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # a line per rejected input
+
+    def tallies(self) -> list[Tally]:
+        """Real inputs = built + rejected."""
+        return [Tally.of("real inputs", self.inputs, built=self.built, rejected=self.rejected)]
 
     def summary(self) -> str:
-        """One line: rows per config and inputs used/rejected."""
+        """One line: rows per config and the real inputs in and out."""
         rows = ", ".join(f"{k} {v}" for k, v in self.rows.items())
-        return f"{rows}; {self.inputs} real inputs, {self.rejected} rejected (see the errors config)"
+        return f"{rows}; {self.tally_text()}"
 
 
 def _segmentation(shapes: int) -> list[dict[str, Any]]:
@@ -189,7 +195,8 @@ def build(raw: Path | None = None, out: Path = Path("geometry"), workers: int = 
         progress(2, 3)
 
     surface_rows = []
-    for path in mesh_files(raw / "meshes")[:mesh_limit]:
+    meshes, meshes_read = mesh_files(raw / "meshes")[:mesh_limit], 0
+    for path in meshes:
         inputs[f"meshes/{path.name}"] = hubfolder.sha256_file(path)
         try:
             mesh = trimesh.load(path, force="mesh")
@@ -198,6 +205,7 @@ def build(raw: Path | None = None, out: Path = Path("geometry"), workers: int = 
         except (OSError, ValueError) as error:
             errors.append({"source": f"meshes/{path.name}", "reason": f"cannot be read as a mesh: {error}"})
             continue
+        meshes_read += 1
         for kind in surfdata.KINDS:
             seen = surfdata.observe(mesh, kind, protocol.SURFACES["seed"])
             surface_rows.append({"mesh": path.name, "input": kind, "points": seen.points.astype(np.float32).tolist(),
@@ -207,8 +215,10 @@ def build(raw: Path | None = None, out: Path = Path("geometry"), workers: int = 
     hubfolder.write_table(out, specs["surfaces"], surface_rows, "test")
     hubfolder.write_table(out, specs["errors"], errors)
     report.rows = {name: spec.rows() for name, spec in specs.items()}
-    report.inputs, report.rejected = len(cohort.windows) + len(cohort.skipped) + len(surface_rows) // 2 + \
-        sum(e["source"].startswith("meshes/") for e in errors), len(errors)
+    report.inputs = len(cohort.windows) + len(cohort.skipped) + len(meshes)
+    report.built = len(cohort.windows) + meshes_read
+    report.rejected = len(errors)
+    report.problems = [f"{e['source']} rejected: {e['reason']}" for e in errors]
     configs = list(specs.values())
     parameters = {"shapes": shapes, "subjects": subjects, "mesh_limit": mesh_limit}
     hubfolder.write_manifest(out, configs, {"name": "neurips26.methods.geometry.dataset", "version": BUILDER_VERSION,

@@ -33,6 +33,7 @@ from .guard import check_target_folder
 
 COMMON = ("raw", "out", "workers", "progress")
 PLAIN = (bool, int, float, str, Path)
+SHOWN_PROBLEMS = 10  # a build's problem lines printed; the rest are counted
 
 
 class PlainProgress:
@@ -65,7 +66,12 @@ def run_build(resource: str, build: Callable[..., Any], raw: Path | None, out: P
             report = build(raw=raw, out=out, workers=workers,
                            progress=lambda done, total: bar.update(task, completed=done, total=total), **options)
     console.print(f"[green]built[/green] {escape(str(out))}: {escape(report.summary())}", highlight=False)
-    if getattr(report, "problems", 0):
+    problems: list[str] = report.problems  # the neurips26.buildreport.BuildReport contract
+    for line in problems[:SHOWN_PROBLEMS]:
+        console.print(f"[yellow]problem[/yellow] {escape(line)}", highlight=False)
+    if len(problems) > SHOWN_PROBLEMS:
+        console.print(f"[yellow]problem[/yellow] (+{len(problems) - SHOWN_PROBLEMS} more)", highlight=False)
+    if problems:
         console.print(escape(f"see the errors config: neurips26 query \"SELECT * FROM {out.name}.errors\" "
                              f"--data {out.parent}"), highlight=False)
 
