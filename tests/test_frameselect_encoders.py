@@ -43,7 +43,22 @@ def test_descriptor_query_is_a_colour_word_projection() -> None:
     burst = image((255, 220, 60))
     collide = enc.encode_text("Does any vehicle collide with another vehicle?")  # a cue word for the drawn burst
     assert collide is not None and enc.encode_images([burst])[0] @ collide > max(plain @ collide, red @ collide)
-    assert enc.encode_text("Which way does the vehicle travel?") is None  # nothing to see: no query direction
+
+
+def test_descriptor_grounds_a_question_without_lexicon_words_by_meaning() -> None:
+    from neurips26.methods.frameselect.encoders.descriptor import CONCEPTS, grounding
+
+    enc = get_encoder("descriptor")
+    question = "Which road user is involved in a vehicle stopped in a traffic lane?"  # no colour or cue word
+    weights = grounding(question)
+    assert weights.shape == (len(CONCEPTS),) and np.isclose(weights.sum(), 1.0)
+    assert list(CONCEPTS)[int(np.argmax(weights))].endswith("hazard lights blinking")
+    q = enc.encode_text(question)
+    assert np.isclose(np.linalg.norm(q), 1.0) and np.array_equal(q, enc.encode_text(question))
+    plain, amber, red = enc.encode_images([image(), image((255, 170, 0)), image((200, 40, 40))])
+    assert amber @ q > max(plain @ q, red @ q)  # the frame with the drawn hazard blinkers answers it
+    anomaly = enc.encode_text("Is there a traffic anomaly in this video?")
+    assert not np.allclose(anomaly, q) and np.isclose(np.linalg.norm(anomaly), 1.0)
 
 
 @pytest.fixture(scope="module")

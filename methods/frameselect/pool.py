@@ -134,7 +134,8 @@ def build_pool(videos: Sequence[str | Path], query: str | None = None, encoder: 
 def _query_features(enc: Encoder | None, query: str | None, cache: Path | None) -> np.ndarray | None:
     if enc is None or query is None:
         return None
-    path = Path(cache) / f"query-{_key(encoder=enc.key, query=query)}.npz" if cache is not None else None
+    key = f"{enc.key}/{getattr(enc, 'text_key', '')}"  # an encoder's query side may change without its image side
+    path = Path(cache) / f"query-{_key(encoder=key, query=query)}.npz" if cache is not None else None
     if path is not None and (entry := _load(path)) is not None:
         return entry["features"] if entry["features"].size else None
     vector = enc.encode_text(query)

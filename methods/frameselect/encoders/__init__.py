@@ -7,7 +7,8 @@ cache), ``encode_images(images) -> (N, D)`` and ``encode_text(text) -> (D,) | No
 the first call, so a pool served entirely from the cache never loads one.
 
 - ``descriptor``: a cheap CPU image descriptor (colour histogram, grey thumbnail,
-  gradient orientations) with a colour-word lexicon for the query (see :mod:`.descriptor`).
+  gradient orientations) with a colour-word lexicon for the query, and a grounding by meaning
+  (MiniLM) for a question without such words (see :mod:`.descriptor`).
 - ``clip`` / ``siglip``: CLIP- and SigLIP-style dual encoders through transformers (:mod:`.hf`).
 """
 

