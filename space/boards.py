@@ -1,6 +1,6 @@
 """The Leaderboard tab: boards read from the store, filters, display columns, the score/size plot.
 
-Nothing here touches Gradio, so the tests call these functions directly; ``app.py`` only wires them to components.
+Nothing here touches Gradio, so the tests call these functions directly; ``tabs.py`` only wires them to components.
 """
 
 from __future__ import annotations

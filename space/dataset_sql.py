@@ -1,6 +1,6 @@
 """The Datasets tab: read-only SQL over the built dataset folders, which the Space reads and never builds.
 
-Nothing here touches Gradio, so the tests call these functions directly; ``app.py`` only wires them to components.
+Nothing here touches Gradio, so the tests call these functions directly; ``tabs.py`` only wires them to components.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Model page: one submission's scores, status (with the reason when it is not ranked) and run configuration.
 
-Nothing here touches Gradio, so the tests call these functions directly; ``app.py`` only wires them to components.
+Nothing here touches Gradio, so the tests call these functions directly; ``tabs.py`` only wires them to components.
 """
 
 from __future__ import annotations

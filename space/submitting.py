@@ -1,6 +1,6 @@
 """The Submit tab: the daily limit, metadata guesses from the results file, the verdict of a submission.
 
-Nothing here touches Gradio, so the tests call these functions directly; ``app.py`` only wires them to components.
+Nothing here touches Gradio, so the tests call these functions directly; ``tabs.py`` only wires them to components.
 """
 
 from __future__ import annotations
