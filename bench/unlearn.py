@@ -66,13 +66,13 @@ def measure(method: str, folder: str, split: str, train_kwargs: dict, eval_kwarg
 
 def main() -> None:
     from neurips26.methods.unlearn import scorer
-    from neurips26.methods.unlearn.methods import METHODS
+    from neurips26.methods.unlearn.methods import UNLEARNING_METHODS
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--data", type=Path, help="built rolebench_unlearn folder (default: build the sample)")
     parser.add_argument("--split", default="forget05")
-    parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated baselines")
+    parser.add_argument("--methods", default=",".join(UNLEARNING_METHODS), help="comma-separated baselines")
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--batch-size", type=int, default=4)
     parser.add_argument("--max-length", type=int, default=128)

@@ -78,7 +78,7 @@ def metric_specs(metric_list: list[dict[str, Any]]) -> tuple[dict[str, MetricSpe
         try:
             info = METRICS.info(metric)
         except UnknownNameError as exc:
-            problems.append(f"metric {metric}: {exc} (register it in neurips26.leaderboard.metrics)")
+            problems.append(f"metric {metric}: {exc} (register it in neurips26.metric.METRICS)")
             continue
         aggregation = item.get("aggregation", "mean")
         metrics[metric] = MetricSpec(*info["range"], bool(item.get("higher_is_better", info["higher_is_better"])),

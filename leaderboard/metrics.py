@@ -1,7 +1,10 @@
 """The metrics the leaderboard knows: their range, direction, and how each is recomputed from a samples file.
 
-Every metric a shipped task reports registers here with ``@METRICS.register(name, range=(lo, hi),
-higher_is_better=..., binary=...)`` on its per-document function ``f(sample, config) -> float | None``:
+Every metric a shipped task reports registers in :data:`neurips26.metric.METRICS` with ``@METRICS.register(name,
+range=(lo, hi), higher_is_better=..., binary=...)`` on its per-document function ``f(sample, config) -> float |
+None``: those of lm-eval tasks here, those of a method's own evaluator in that method's package (PushT rollouts in
+:mod:`neurips26.methods.actions.board_metrics`, FiC in :mod:`neurips26.methods.fic.board_metrics`); the
+``neurips26.metrics`` entry points name every such module. Each is:
 
 * a function that recomputes the document's value from the sample's responses and target (``acc``,
   ``acc_norm`` of a multiple-choice task, from the loglikelihoods lm-eval logged);
@@ -18,30 +21,15 @@ aggregations), so that every ranked score has an interval.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from neurips26.methods.actions.smoothness import first_difference_energy, high_frequency_energy, mean_squared_jerk
-from neurips26.methods.fic import pau as fic_pau
-from neurips26.methods.fic.simulator import SETTINGS as FIC_SETTINGS
 
-from neurips26.registry import Registry
+from neurips26.metric import INF, METRICS, recorded
 from neurips26.results import Sample
 from neurips26.stats import macro_f1_of_pairs
-
-INF = math.inf
-SUCCESS_COVERAGE = 0.95  # PushT success, as corpora/pusht/records.py (the board never imports a builder)
-
-METRICS: Registry[Any] = Registry("metric")
-
-
-def recorded(sample: Sample, config: Mapping[str, Any], metric: str) -> float | None:
-    """The per-document value lm-eval recorded for ``metric`` (None when it is not a number)."""
-    value = sample.values.get(metric)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _gold(sample: Sample) -> int | None:
@@ -183,70 +171,3 @@ def macro_f1(sample: Sample, config: Mapping[str, Any], metric: str = "macro_f1"
 def ppl(sample: Sample, config: Mapping[str, Any], metric: str = "ppl") -> float | None:
     """RoleBench-Unlearn: perplexity under the original model; each document records its response's NLL."""
     return recorded(sample, config, metric)
-
-# --- Robot actions: PushT rollouts (neurips26.methods.actions, task pusht_rollout) -------------------------------
-# A rollout's response is JSON: {"rate_hz", "coverage": [after each step], "actions": [[x, y] commanded]}.
-
-def _rollout(sample: Sample) -> dict[str, Any] | None:
-    try:
-        rollout = json.loads(sample.responses()[0])
-        return rollout if isinstance(rollout, dict) and isinstance(rollout.get("coverage"), list) else None
-    except (IndexError, TypeError, ValueError):
-        return None
-
-
-def _register_rollout(name: str, lo: float, hi: float, higher_is_better: bool, binary: bool,
-                      of_rollout: Any, doc: str) -> None:
-    def per_document(sample: Sample, config: Mapping[str, Any], metric: str = name) -> float | None:
-        rollout = _rollout(sample)
-        return recorded(sample, config, metric) if rollout is None else float(of_rollout(rollout))
-
-    per_document.__doc__, per_document.__name__ = doc, name
-    METRICS.register(name, range=(lo, hi), higher_is_better=higher_is_better, binary=binary)(per_document)
-
-
-def _actions(rollout: Mapping[str, Any]) -> np.ndarray:
-    return np.asarray(rollout.get("actions") or [], dtype=np.float64).reshape(-1, 2)
-
-
-for _name, _lo, _hi, _up, _binary, _of, _doc in (
-    ("max_coverage", 0.0, 1.0, True, False, lambda r: max(r["coverage"], default=0.0),
-     "PushT: the largest share of the target the block covered during the rollout."),
-    ("rollout_success", 0.0, 1.0, True, True, lambda r: max(r["coverage"], default=0.0) >= SUCCESS_COVERAGE,
-     "PushT: 1 when the block covered at least 95% of the target (Diffusion Policy's success)."),
-    ("mean_sq_jerk", 0.0, INF, False, False, lambda r: mean_squared_jerk(_actions(r), r["rate_hz"]),
-     "Mean squared jerk of the commanded actions, (pixels / s^3)^2."),
-    ("high_freq_energy", 0.0, 1.0, False, False, lambda r: high_frequency_energy(_actions(r), r["rate_hz"]),
-     "Share of the commanded actions' velocity power above 2 Hz."),
-    ("diff_energy", 0.0, INF, False, False, lambda r: first_difference_energy(_actions(r), r["rate_hz"]),
-     "Mean squared step-to-step change of the commanded actions (pixels^2 per 10 Hz step)."),
-):
-    _register_rollout(_name, _lo, _hi, _up, _binary, _of, _doc)
-# --- end of robot actions ------------------------------------------------------------------------------------------
-
-# Found in Conversation (neurips26.methods.fic): per instruction, P / A / U of a setting over its simulations
-def _register_fic(setting: str, letter: str) -> None:
-    fn = fic_pau.PER_INSTRUCTION[letter.upper()]
-    name = f"fic_{letter}_{setting}"
-
-    def per_document(sample: Sample, config: Mapping[str, Any], metric: str = name) -> float | None:
-        scores = sample.values.get("simulation_scores")
-        runs = scores.get(setting) if isinstance(scores, dict) else None
-        if not isinstance(runs, list) or not runs or not all(isinstance(v, int | float) for v in runs):
-            return recorded(sample, config, metric)
-        return fn([float(v) for v in runs])
-
-    what = fn.__doc__.split(":", 1)[1].strip().rstrip(".")
-    per_document.__doc__ = f"FiC: {what} ({setting} setting), recomputed from the recorded per-simulation scores."
-    per_document.__name__ = name
-    METRICS.register(name, range=(0.0, 1.0), higher_is_better=letter != "u", binary=False)(per_document)
-
-
-for _setting in FIC_SETTINGS:
-    for _letter in ("p", "a", "u"):
-        _register_fic(_setting, _letter)
-
-
-def metric_info(name: str) -> dict[str, Any]:
-    """range, higher_is_better, binary of a registered metric; :class:`UnknownNameError` otherwise."""
-    return METRICS.info(name)

@@ -2,8 +2,8 @@
 
 lm-eval tasks declare theirs in their YAML (``metadata.protocol``, read by :mod:`neurips26.tasks.protocol`).
 Evaluators that do not run through lm-eval register a :class:`Protocol` under their task name in
-:data:`PROTOCOLS`, from the module that defines them, and list that module in :data:`EVALUATOR_MODULES` so the
-leaderboard finds it without importing every method::
+:data:`PROTOCOLS`, from the module that defines them, and name that module in the ``neurips26.evaluators`` entry
+points (``pyproject.toml``) so the leaderboard finds it without importing every method::
 
     PROTOCOLS.register("rediff_arithmetic", group="rediff", output_type="generate_until", version=1.0,
                        metrics=("exact_match",))(Protocol(...))
@@ -22,14 +22,6 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from neurips26.errors import UserError
 from neurips26.registry import Registry
-
-# modules that register protocols of evaluators outside lm-eval
-EVALUATOR_MODULES: tuple[str, ...] = (
-    "neurips26.methods.rediff.protocol",
-    "neurips26.methods.geometry.protocol",
-    "neurips26.methods.actions.protocol",  # pusht_rollout (robot actions)
-    "neurips26.methods.fic.protocol",  # fic_translation, fic_code, fic_arithmetic
-)
 
 
 class ProtocolError(UserError):
@@ -109,4 +101,4 @@ class Protocol(BaseModel):
         return self.range[1] if self.higher_is_better else self.range[0]
 
 
-PROTOCOLS: Registry[Protocol] = Registry("protocol", modules=EVALUATOR_MODULES)
+PROTOCOLS: Registry[Protocol] = Registry("protocol", group="neurips26.evaluators")

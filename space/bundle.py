@@ -6,7 +6,8 @@ From a source checkout::
     hf upload ORG/NAME build/space . --repo-type space
 
 The package is built into a wheel (``pip wheel``, offline, no dependencies) and its ``neurips26/`` folder is
-unpacked next to ``app.py``, so the Space imports exactly what the wheel installs, package data included.
+unpacked next to ``app.py``, so the Space imports exactly what the wheel installs, package data included; so is
+its ``.dist-info`` folder, whose entry points are how the registries (metrics, protocols) find their modules.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def bundle(out: Path, checkout: Path | None = None) -> Path:
             raise RuntimeError(f"pip wheel failed:\n{built.stderr[-3000:]}")
         wheel = next(Path(wheels).glob("neurips26-*.whl"))
         with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(out, [name for name in archive.namelist() if name.startswith("neurips26/")])
+            archive.extractall(out, [name for name in archive.namelist()
+                                     if name.startswith("neurips26/") or name.split("/")[0].endswith(".dist-info")])
     for name in SPACE_FILES:
         shutil.copy2(checkout / "space" / name, out / name)
     return out

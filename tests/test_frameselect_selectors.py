@@ -333,10 +333,10 @@ def test_timeline_puts_each_video_after_the_previous_one() -> None:
 
 
 def test_registries_are_documented_and_check_needs() -> None:
-    from neurips26.methods.frameselect import ANSWERERS, BENCHMARKS, ENCODERS, EVALUATORS
-    from neurips26.methods.video_metrics import EVALUATORS as VIDEO_EVALUATORS
+    from neurips26.methods.frameselect import ANSWERERS, BENCHMARKS, ENCODERS, SELECTION_EVALUATORS
+    from neurips26.methods.video_metrics import VIDEO_SCORERS
 
-    for registry in (SELECTORS, ENCODERS, EVALUATORS, BENCHMARKS, ANSWERERS, VIDEO_EVALUATORS):
+    for registry in (SELECTORS, ENCODERS, SELECTION_EVALUATORS, BENCHMARKS, ANSWERERS, VIDEO_SCORERS):
         assert len(registry) > 0
         for name, component in registry.items():
             assert (component.__doc__ or "").strip(), f"{registry.kind} {name} has no docstring"

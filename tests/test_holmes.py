@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from neurips26.methods.frameselect import benchmarks
 from neurips26.methods.frameselect.pool import build_pool
-from neurips26.methods.holmes import METHODS, PERCEPTION
+from neurips26.methods.holmes import CLOVR_METHODS, PERCEPTION
 from neurips26.methods.holmes.evaluate import evaluate
 from neurips26.methods.holmes.graph import BindingGraph, Detection
 from neurips26.methods.holmes.readout import read
@@ -52,7 +52,7 @@ def test_coverage_certificate_by_hand() -> None:
 def test_oracle_answers_generated_questions_and_open_gates_are_right(clovr) -> None:
     questions, scenes = clovr
     oracle = PERCEPTION.get("oracle")(scenes)
-    answers = [METHODS.get("holmes")(q, pool_of(q), oracle, budget=40) for q in questions]
+    answers = [CLOVR_METHODS.get("holmes")(q, pool_of(q), oracle, budget=40) for q in questions]
     correct = {q.row["subtask"]: a.letter == q.answer for q, a in zip(questions, answers, strict=True)}
     assert len(correct) >= 8 and all(correct.values()), correct  # every level: counts, order, direction...
     assert all(a.reason == "open" for a in answers)  # each through open gates: every slot settled
@@ -65,13 +65,13 @@ def test_searched_but_absent_slot_gets_a_certificate(clovr) -> None:
     q = replace(questions[0], query="In which videos does the pink bus appear?", row={**questions[0].row,
                                                                                        "subtask": "appearance set"},
                 options=["Videos 1 and 2", "Video 1 only", "Video 2 only", "None of the videos"], answer="D")
-    a = METHODS.get("holmes")(q, pool_of(q), PERCEPTION.get("oracle")(scenes), budget=32)
+    a = CLOVR_METHODS.get("holmes")(q, pool_of(q), PERCEPTION.get("oracle")(scenes), budget=32)
     assert [c.found for c in a.certificates] == [False, False]
     for c in a.certificates:
         assert c.confidence >= 0.9 and c.policy == "scan" and c.spans and c.largest_gap <= 4.0
         assert c.video_id in q.video_ids and c.frames >= 6
     assert a.reason == "open" and a.text == "None of the videos"
-    sparse = METHODS.get("holmes")(q, pool_of(q), PERCEPTION.get("oracle")(scenes), budget=2)
+    sparse = CLOVR_METHODS.get("holmes")(q, pool_of(q), PERCEPTION.get("oracle")(scenes), budget=2)
     assert all(c.confidence < 0.9 for c in sparse.certificates) and sparse.reason.startswith("closed")
 
 
@@ -106,7 +106,7 @@ def test_descriptor_sees_the_oracles_vehicles(clovr) -> None:
 def test_vlm_backend_runs_end_to_end(clovr) -> None:
     questions, _ = clovr
     q = next(q for q in questions if q.row["subtask"] == "travel direction")
-    a = METHODS.get("holmes")(q, pool_of(q), PERCEPTION.get("vlm")(model="tiny-idefics3"), budget=3)
+    a = CLOVR_METHODS.get("holmes")(q, pool_of(q), PERCEPTION.get("vlm")(model="tiny-idefics3"), budget=3)
     assert a.frames <= 3 and len(a.certificates) == 1 and a.certificates[0].confidence < 0.9
 
 

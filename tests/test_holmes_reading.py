@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from neurips26.methods.frameselect import benchmarks
 from neurips26.methods.frameselect.pool import build_pool
-from neurips26.methods.holmes import METHODS, PERCEPTION
+from neurips26.methods.holmes import CLOVR_METHODS, PERCEPTION
 from neurips26.methods.holmes.paraphrase import paraphrases, table
 from neurips26.methods.holmes.reading import Reader, colour_names
 from neurips26.methods.holmes.slots import Entity, plan
@@ -57,7 +57,7 @@ def test_holmes_reads_held_out_paraphrases_as_well_as_the_generators_phrasings(
         small_video_releases: Path, reader: Reader) -> None:
     questions = benchmarks.clovr(small_video_releases / "clovr")
     oracle = PERCEPTION.get("oracle")(small_video_releases.parent / "clovr-raw" / "scenes")
-    holmes = METHODS.get("holmes")
+    holmes = CLOVR_METHODS.get("holmes")
     generator, held_out = [], []
     for q in questions:
         pool = build_pool(q.video_paths, query=q.query, encoder="descriptor", candidate_fps=2.0, thumb=128)

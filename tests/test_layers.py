@@ -1,15 +1,24 @@
 """The package's layering: no import cycles (counting function-local imports), lazy imports marked,
-every module importable on its own, every registered component documented.
+every module importable on its own, every registered component documented, and every dependency going down
+the layers of docs/adding.md.
 
-The import graph is read from the source with ``ast``, so a cycle hidden in a function body counts.
+The import graph is read from the source with ``ast``, so a cycle hidden in a function body counts, and so does
+a module named in a string (``importlib.import_module("neurips26.x.y")``, a tuple of module paths, a
+``"module:object"`` reference): a lower module that names an upper one in a string depends on it all the same.
 Nodes are modules; a second check merges them into subpackages (``neurips26.corpora.locus``,
 ``neurips26.methods.frameselect``, ``neurips26.tasks``, each core module such as ``neurips26.sql``), so a loop
 between two packages fails even when no single pair of modules closes it.
+
+Components are found through the entry points of ``pyproject.toml`` (:mod:`neurips26.registry`): the rule there
+is that an entry point in a registry's group may name any module at the registry's layer or above (it imports
+the registry to register), never one below it.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import re
 import subprocess
 import sys
 import tomllib
@@ -69,8 +78,33 @@ def _imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, i
     return found
 
 
+MODULE_PATH = re.compile(r"neurips26(\.\w+)+(:[\w.]+)?")
+
+
+def string_references(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, int]]:
+    """(module, line) for each string in ``path`` that names another project module: a whole string that is a
+    module path or a ``module:object`` reference, or an f-string that starts with a package path
+    (``f"neurips26.corpora.{name}.build"`` names ``neurips26.corpora``)."""
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_PATH.fullmatch(node.value):
+            target = node.value.split(":", 1)[0]
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \
+                and str(node.values[0].value).startswith("neurips26."):
+            head = str(node.values[0].value)
+            target = head[:-1] if head.endswith(".") else head.rsplit(".", 1)[0]
+        else:
+            continue
+            while target not in known and "." in target:
+                target = target.rsplit(".", 1)[0]
+        if target in known and target != name:
+            found.append((target, node.lineno))
+    return found
+
+
 def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, int, str]]]:
-    """Module -> imported modules (top-level and local), and the local imports as (module, line, target)."""
+    """Module -> imported modules (top-level and local) and the modules it names in strings, and the local
+    imports as (module, line, target)."""
     known = modules()
     graph: dict[str, set[str]] = {m: set() for m in known}
     local: list[tuple[str, int, str]] = []
@@ -79,6 +113,7 @@ def import_graph() -> tuple[dict[str, set[str]], list[tuple[str, int, str]]]:
             graph[name].add(target)
             if is_local:
                 local.append((name, line, target))
+        graph[name].update(target for target, _ in string_references(name, path, known))
     return graph, local
 
 
@@ -187,6 +222,7 @@ def test_every_registered_component_is_documented():
     undocumented = []
     for kind, reg in registry.ALL.items():
         assert f"`{kind}`" in guide, f"docs/adding.md does not say where a new {kind} goes"
+        assert f"`{reg.group}`" in guide, f"docs/adding.md does not name the entry-point group of the {kind}"
         for entry, obj in reg.items():
             if not (getattr(obj, "__doc__", None) or "").strip():
                 undocumented.append(f"{kind} {entry!r}")
@@ -202,6 +238,120 @@ def test_core_imports_nothing_above_it():
     core = [m for m in graph if not m.startswith(CORE_ABOVE)]
     bad = [f"{m} -> {t}" for m in core for t in graph[m] if t.startswith(CORE_ABOVE)]
     assert bad == [], "core modules (neurips26.*) import from the layers above them"
+
+
+# docs/adding.md's layers, top first; any other neurips26 module is the core (1)
+LAYERS = (("neurips26.cli", 7), ("neurips26.space", 6), ("neurips26.leaderboard", 5), ("neurips26.tasks", 4),
+          ("neurips26.methods", 3), ("neurips26.corpora", 2))
+
+
+def layer(module: str) -> int:
+    return next((rank for package, rank in LAYERS if module == package or module.startswith(package + ".")), 1)
+
+
+# named upward on purpose, each with its reason (keep this short: every entry is a dependency the layers do not show)
+LOCATED_NOT_IMPORTED = {
+    ("neurips26.methods.frameselect.evaluators", "neurips26.tasks"):
+        "finds the lm-eval task folders (package data) to load a task's utils.py as a file, as lm-eval does",
+}
+
+
+def test_dependencies_only_go_down_the_layers():
+    graph, _ = import_graph()
+    bad = sorted(f"{m} -> {t}" for m, targets in graph.items() for t in targets
+                 if layer(t) > layer(m) and (m, t) not in LOCATED_NOT_IMPORTED)
+    assert bad == [], "imports, or module names in strings, that go up the layers of docs/adding.md"
+    graph_pairs = {(m, t) for m, targets in graph.items() for t in targets}
+    assert set(LOCATED_NOT_IMPORTED) <= graph_pairs, "an exception above no longer applies: remove it"
+
+
+def test_no_module_name_lists():
+    """Components are found through entry points, not through lists of module names kept in our modules."""
+    known = modules()
+    found = []
+    for name, path in known.items():
+        refs = {line for _, line in string_references(name, path, known)}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set | ast.GeneratorExp | ast.ListComp | ast.SetComp) \
+                    and any(getattr(child, "lineno", None) in refs for child in ast.walk(node) if child is not node
+                            and isinstance(child, ast.Constant | ast.JoinedStr)):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == [], "module names listed in code: declare them as entry points in pyproject.toml instead"
+
+
+def declared_entry_points() -> dict[str, dict[str, str]]:
+    """pyproject.toml's entry points of our groups: group -> {name: "module" or "module:object"}."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {group: entries for group, entries in config["project"]["entry-points"].items()
+            if group.startswith("neurips26.")}
+
+
+def registry_owners() -> dict[str, str]:
+    """Entry-point group -> the module that defines its registry (from the ``neurips26.registries`` entries)."""
+    owners = {}
+    for reference in declared_entry_points()["neurips26.registries"].values():
+        module, attr = reference.split(":")
+        owners[getattr(importlib.import_module(module), attr).group] = module
+    return owners
+
+
+def test_installed_entry_points_are_the_declared_ones():
+    declared = {(g, n, v) for g, entries in declared_entry_points().items() for n, v in entries.items()}
+    installed = {(p.group, p.name, p.value) for p in importlib.metadata.distribution("neurips26").entry_points
+                 if p.group.startswith("neurips26.")}
+    assert installed == declared, ("the installed entry points are not pyproject.toml's: run scripts/setup (or "
+                                   "pip install --no-deps --no-build-isolation -e .), and delete a neurips26.egg-info "
+                                   "folder an in-tree build left here (it shadows the install when run from here)")
+
+
+def test_entry_points_name_modules_at_or_above_their_registry():
+    """An entry point in a registry's group may name any module that imports the registry (so it can register):
+    at the registry's layer or above it, never below."""
+    known = modules()
+    graph, _ = import_graph()
+    owners = registry_owners()
+    problems = []
+    for group, entries in declared_entry_points().items():
+        if group == "neurips26.registries":
+            continue
+        owner = owners.get(group)
+        if owner is None:
+            problems.append(f"{group}: no registry of this group is named in neurips26.registries")
+            continue
+        for name, reference in entries.items():
+            module = reference.split(":")[0]
+            reach, todo = set(), [module]
+            while todo:
+                for target in graph.get(todo.pop(), ()):
+                    if target not in reach:
+                        reach.add(target)
+                        todo.append(target)
+            if module not in known:
+                problems.append(f"{group} {name} = {reference}: no such module")
+            elif layer(module) < layer(owner):
+                problems.append(f"{group} {name} = {reference}: below its registry's module {owner}")
+            elif ":" not in reference and owner not in reach and module != owner:
+                problems.append(f"{group} {name} = {reference}: never imports {owner}, so registers nothing")
+    assert problems == []
+
+
+def test_every_registry_is_found_through_entry_points():
+    """Each registry is named in ``neurips26.registries`` (``neurips26 plugins`` lists it) and its group has our
+    entries; the components each group finds are those our modules register."""
+    from neurips26 import registry
+
+    for name in modules():
+        if not name.endswith(".__main__"):
+            __import__(name)
+    declared = declared_entry_points()
+    found = registry.registries()
+    assert set(found) == set(registry.ALL)
+    owners = registry_owners()
+    for kind, reg in registry.ALL.items():
+        assert reg.group in owners, f"{kind}: its registry is not named in the neurips26.registries entry points"
+        assert declared.get(reg.group), f"{kind}: no entry point of ours in {reg.group}"
+        entries = reg.entries()
+        assert entries and {e.distribution for e in entries} == {"neurips26"}, kind
 
 
 def test_only_settings_reads_neurips26_variables():

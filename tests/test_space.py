@@ -505,6 +505,7 @@ from pathlib import Path
 import app, neurips26
 from neurips26.leaderboard import tracks
 from neurips26.leaderboard.store import Store
+from neurips26.metric import METRICS
 from neurips26.space import boards, dataset_sql
 with tempfile.TemporaryDirectory() as tmp:
     # the data folder is built in another process: the Space reads built folders, it never loads the builders
@@ -526,14 +527,16 @@ for name in files:
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-print(json.dumps({"package": neurips26.__file__, "files": files,
+print(json.dumps({"package": neurips26.__file__, "files": files, "metrics": METRICS.names(),
                   "imports": sorted(names - set(sys.stdlib_module_names) - {"neurips26", "app"})}))
 """
 
 
 def test_the_bundled_space_runs_and_its_requirements_cover_its_imports(tmp_path: Path) -> None:
     out = bundle(tmp_path / "space")
-    assert {p.name for p in out.iterdir()} == {"app.py", "README.md", "requirements.txt", "neurips26"}
+    assert {p.name for p in out.iterdir() if not p.name.endswith(".dist-info")} == {"app.py", "README.md",
+                                                                                "requirements.txt", "neurips26"}
+    assert len(list(out.glob("neurips26-*.dist-info/entry_points.txt"))) == 1  # how the registries find modules
     for folder, packaged in [("tasks", "tasks"), ("corpora/locus/sample", "corpora/locus/sample")]:
         source, bundled = ROOT / folder, out / "neurips26" / packaged
         missing = sorted(str(path.relative_to(ROOT)) for path in source.rglob("*")
@@ -547,6 +550,7 @@ def test_the_bundled_space_runs_and_its_requirements_cover_its_imports(tmp_path:
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert Path(found["package"]).resolve().is_relative_to(out.resolve())  # the copy, not the checkout
     assert "neurips26/space/boards.py" in found["files"] and "neurips26/leaderboard/store.py" in found["files"]
+    assert {"acc", "max_coverage", "fic_p_sharded"} <= set(found["metrics"])  # found through the entry points
     assert not any(name.startswith("neurips26/corpora/") for name in found["files"])  # never builds
     distributions = packages_distributions()
     required = pins((out / "requirements.txt").read_text().splitlines())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from neurips26.methods.video_metrics import (
-    EVALUATORS,
+    VIDEO_SCORERS,
     accuracy,
     clovr_score,
     evaluator_path,
@@ -121,7 +121,7 @@ def test_evaluators_load_by_path_and_agree_with_the_functions(monkeypatch: pytes
     import evaluate
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert set(EVALUATORS) == {"video_accuracy", "temporal_iou", "video_rouge", "tar_score", "clovr_score"}
+    assert set(VIDEO_SCORERS) == {"video_accuracy", "temporal_iou", "video_rouge", "tar_score", "clovr_score"}
     metric = evaluate.load(str(evaluator_path("video_accuracy")))
     assert metric.compute(predictions=["The best answer is B.", "C"], references=["B", "D"]) == {
         "accuracy": 0.5, "unanswered": 0.0}

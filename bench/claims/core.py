@@ -62,7 +62,7 @@ class ClaimFunction(Protocol):
     def __call__(self, scale: str, seeds: list[int]) -> Outcome: ...
 
 
-CLAIMS: Registry[ClaimFunction] = Registry("claim", check=_check)
+CLAIMS: Registry[ClaimFunction] = Registry("claim", group="neurips26.claims", check=_check)
 
 
 @dataclass

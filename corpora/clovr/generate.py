@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from neurips26.corpora.video import render
-from neurips26.corpora.video.records import GenerateReport
+from neurips26.corpora.video.records import VIDEO_GENERATORS, GenerateReport
 
 from neurips26.errors import UserError
 
@@ -37,6 +37,7 @@ from .questions import Questions
 from .scenes import script_set
 
 
+@VIDEO_GENERATORS.register("clovr")
 def generate(out: Path, seed: int = 0, n_sets: int = 3, videos_per_set: int = 3, duration: float = 24.0,
              fps: int = 10, size: tuple[int, int] = (160, 96),
              progress: Callable[[int, int], None] | None = None) -> GenerateReport:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from neurips26.corpora.video import render
-from neurips26.corpora.video.records import GenerateReport
+from neurips26.corpora.video.records import VIDEO_GENERATORS, GenerateReport
 
 from neurips26.errors import UserError
 
@@ -33,6 +33,7 @@ from .annotator import Annotator
 from .scenarios import SCENARIOS, script
 
 
+@VIDEO_GENERATORS.register("tar")
 def generate(out: Path, seed: int = 0, n_videos: int = 6, duration: float = 10.0, fps: int = 10,
              size: tuple[int, int] = (160, 96), test_videos: int = 2,
              progress: Callable[[int, int], None] | None = None) -> GenerateReport:

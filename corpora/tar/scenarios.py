@@ -35,7 +35,8 @@ from neurips26.registry import Registry
 
 SCENARIOS = ("collision", "stopped_vehicle", "wrong_way", "jaywalking", "sudden_braking", "normal")  # the order
 WALK = 0.1  # pedestrians cross at 0.1 frame heights per second
-SCRIPTS: Registry[Callable[[Scene, random.Random], set | None]] = Registry("TAR scenario")
+SCRIPTS: Registry[Callable[[Scene, random.Random], set | None]] = Registry("TAR scenario",
+                                                                     group="neurips26.tar_scenarios")
 
 
 def _vehicle(eid: str, look: tuple[str, str], track: Track, lane: str, facing: int | None = None) -> Entity:

@@ -5,16 +5,15 @@ Registered in ``neurips26.cli`` as ``app.command("generate")(friendly(generate))
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from neurips26.corpora.video.records import VIDEO_GENERATORS
 
 from neurips26.errors import UserError
 
-GENERATORS = {"tar": "neurips26.corpora.tar.generate", "clovr": "neurips26.corpora.clovr.generate"}
 OUTPUTS = ("annotations", "videos", "scenes", "SHA256SUMS")
 
 
@@ -48,24 +47,22 @@ def generate(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    if resource not in GENERATORS:
-        raise UserError(f"unknown video resource {resource!r}; known: {', '.join(GENERATORS)}")
+    render = VIDEO_GENERATORS.get(resource)  # UnknownNameError lists the known ones
     options = {"tar": {"n_videos": videos, "test_videos": test_videos},
                "clovr": {"n_sets": sets, "videos_per_set": videos_per_set}}
     wrong = [name for other, opts in options.items() if other != resource for name, v in opts.items() if v is not None]
     if wrong:
         raise UserError(f"option(s) {', '.join(wrong)} do not apply to {resource}")
-    kwargs = {k: v for k, v in options[resource].items() if v is not None}
+    kwargs = {k: v for k, v in options.get(resource, {}).items() if v is not None}
     if duration is not None:
         kwargs["duration"] = duration
     out = out or Path(f"{resource}-raw")
     clear_output(out)
-    module = importlib.import_module(GENERATORS[resource])
     err = Console(stderr=True)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
         task = bar.add_task(f"rendering {resource}", total=None)
-        report = module.generate(out, seed=seed, fps=fps, size=(width, height),
-                                 progress=lambda done, total: bar.update(task, completed=done, total=total), **kwargs)
+        report = render(out, seed=seed, fps=fps, size=(width, height),
+                        progress=lambda done, total: bar.update(task, completed=done, total=total), **kwargs)
     Console().print(f"[green]generated[/green] {out}: {report.summary()}", highlight=False)
     Console().print(f"build it: neurips26 build {resource} --raw {out}", highlight=False)

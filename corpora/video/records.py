@@ -3,19 +3,21 @@
 :class:`VideoInfo` (a video's frames and size, from its packets), :class:`VideoCheck` (one
 referenced video: ok, missing or corrupt), :class:`FileReport` (one input file) and
 :class:`BuildReport` (the counts a build reconciles), the expected errors, and
-:class:`GenerateReport` (what a generator made). This module
+:class:`GenerateReport` (what a generator made) with :data:`VIDEO_GENERATORS` (``neurips26 generate``). This module
 imports nothing else of its package.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from neurips26.buildreport import Reconciled, Tally
 from neurips26.errors import UserError
+from neurips26.registry import Registry
 
 
 class BuildError(UserError):
@@ -147,3 +149,8 @@ class GenerateReport:
         return (f"{self.videos} videos ({self.video_seconds:.0f} s of video, {self.frames:,} frames), "
                 f"{self.annotations} annotations in {self.seconds:.1f} s "
                 f"({self.video_seconds / max(self.seconds, 1e-9):.1f} video-s/s)")
+
+
+# procedural releases: ``generate(out, seed=, fps=, size=, progress=, **options) -> GenerateReport`` by resource
+VIDEO_GENERATORS: Registry[Callable[..., GenerateReport]] = Registry("video generator",
+                                                                     group="neurips26.video_generators")

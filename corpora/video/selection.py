@@ -16,7 +16,8 @@ A pool may span several videos (CLoVR-Bench questions do): candidates are ordere
 
 The query-free samplers every video task uses (``uniform``, ``fps``) register in
 :mod:`.samplers`; the FrameSelect method registers the rest
-(:mod:`neurips26.methods.frameselect.selectors`). Both are imported on the first lookup.
+(:mod:`neurips26.methods.frameselect.selectors`). Both are named by ``neurips26.selectors`` entry points
+(``pyproject.toml``; another distribution adds selectors the same way) and imported on the first lookup.
 This module imports nothing else of its package, so every layer can use it.
 """
 
@@ -119,9 +120,8 @@ class Selection:
         return cls(indices[order], scores[order])
 
 
-SELECTORS: Registry[Callable[..., Selection]] = Registry(
-    "selector", modules=("neurips26.corpora.video.samplers", "neurips26.methods.frameselect.selectors"),
-    check=check_needs)
+SELECTORS: Registry[Callable[..., Selection]] = Registry("selector", group="neurips26.selectors",
+                                                         check=check_needs)
 
 
 def select(name: str, pool: Pool, budget: int, seed: int = 0, **options: Any) -> Selection:

@@ -24,7 +24,7 @@ import scipy.fft
 
 from neurips26.registry import Registry
 
-CODECS: Registry[type] = Registry("action codec")
+CODECS: Registry[type] = Registry("action codec", group="neurips26.action_codecs")
 
 
 def cosine_basis(u: np.ndarray, k: int) -> np.ndarray:

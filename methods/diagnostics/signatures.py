@@ -66,7 +66,8 @@ class Finding:
         return max(0.0, round(float(low), 12)), min(1.0, round(float(high), 12))
 
 
-SIGNATURES: Registry[Callable[[TaskView], Finding | None]] = Registry("failure signature", check=_check)
+SIGNATURES: Registry[Callable[[TaskView], Finding | None]] = Registry(
+    "failure signature", group="neurips26.signatures", check=_check)
 
 
 def _per_document(view: TaskView, docs: list[DocView], hit: Callable[[DocView], bool], detail: str = "") -> Finding:

@@ -10,7 +10,7 @@ from .core import (
     ANSWERERS,
     BENCHMARKS,
     ENCODERS,
-    EVALUATORS,
+    SELECTION_EVALUATORS,
     SELECTORS,
     Pool,
     Selection,
@@ -21,5 +21,5 @@ from .core import (
 )
 from .pool import build_pool
 
-__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "SELECTORS", "Pool", "Selection", "SelectorFailed",
-           "SelectorRefused", "needs", "build_pool", "select"]
+__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "SELECTION_EVALUATORS", "SELECTORS", "Pool", "Selection",
+           "SelectorFailed", "SelectorRefused", "needs", "build_pool", "select"]

@@ -256,7 +256,7 @@ def list_components() -> None:
         ANSWERERS,
         BENCHMARKS,
         ENCODERS,
-        EVALUATORS,
+        SELECTION_EVALUATORS,
         SELECTORS,
         needs,
         runner,
@@ -266,7 +266,7 @@ def list_components() -> None:
     table.add_column("kind")
     table.add_column("name")
     table.add_column("needs")
-    for registry in (SELECTORS, ENCODERS, EVALUATORS, BENCHMARKS, ANSWERERS):
+    for registry in (SELECTORS, ENCODERS, SELECTION_EVALUATORS, BENCHMARKS, ANSWERERS):
         for name in registry.names():
             table.add_row(registry.kind, name, ", ".join(needs(registry, name)))
     table.add_row("selector", runner.ROUTER, "(FrameRouter: per-question budgets, mean = the budget)")

@@ -31,14 +31,12 @@ from neurips26.corpora.video.selection import (
 
 from neurips26.registry import Registry
 
-ENCODERS: Registry[Callable[..., Any]] = Registry(
-    "encoder", modules=("neurips26.methods.frameselect.encoders",), check=check_needs)
-EVALUATORS: Registry[Callable[..., Any]] = Registry(
-    "frame-selection evaluator", modules=("neurips26.methods.frameselect.evaluators",), check=check_needs)
-BENCHMARKS: Registry[Callable[..., Any]] = Registry(
-    "benchmark", modules=("neurips26.methods.frameselect.benchmarks",), check=check_needs)
-ANSWERERS: Registry[Callable[..., Any]] = Registry(
-    "answering backend", modules=("neurips26.methods.frameselect.answerers",), check=check_needs)
+ENCODERS: Registry[Callable[..., Any]] = Registry("encoder", group="neurips26.encoders", check=check_needs)
+SELECTION_EVALUATORS: Registry[Callable[..., Any]] = Registry(
+    "frame-selection evaluator", group="neurips26.selection_evaluators", check=check_needs)
+BENCHMARKS: Registry[Callable[..., Any]] = Registry("benchmark", group="neurips26.benchmarks", check=check_needs)
+ANSWERERS: Registry[Callable[..., Any]] = Registry("answering backend", group="neurips26.answerers",
+                                                   check=check_needs)
 
-__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "EVALUATORS", "NEEDS", "SELECTORS", "Pool", "Selection",
+__all__ = ["ANSWERERS", "BENCHMARKS", "ENCODERS", "NEEDS", "SELECTION_EVALUATORS", "SELECTORS", "Pool", "Selection",
            "SelectorFailed", "SelectorRefused", "needs", "select"]

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .benchmarks import Question
-from .core import EVALUATORS
+from .core import SELECTION_EVALUATORS
 
 SELECTION_METRICS = ("recall", "precision", "tiou", "coverage", "redundancy")
 
@@ -87,7 +87,7 @@ def _per_video(question: Question, picked: Placed) -> list[tuple[list, list]]:
     return out
 
 
-@EVALUATORS.register("recall")
+@SELECTION_EVALUATORS.register("recall")
 def recall(question: Question, picked: Placed) -> float | None:
     """Fraction of evidence spans with a chosen frame inside."""
     if not question.evidence:
@@ -96,7 +96,7 @@ def recall(question: Question, picked: Placed) -> float | None:
     return float(np.mean(hit))
 
 
-@EVALUATORS.register("precision")
+@SELECTION_EVALUATORS.register("precision")
 def precision(question: Question, picked: Placed) -> float | None:
     """Fraction of chosen frames inside an evidence span of their video."""
     if not question.evidence or len(picked.times) == 0:
@@ -107,7 +107,7 @@ def precision(question: Question, picked: Placed) -> float | None:
     return float(inside.mean())
 
 
-@EVALUATORS.register("tiou")
+@SELECTION_EVALUATORS.register("tiou")
 def tiou(question: Question, picked: Placed) -> float | None:
     """|C & E| / |C | E| over all videos."""
     if not question.evidence:
@@ -118,7 +118,7 @@ def tiou(question: Question, picked: Placed) -> float | None:
     return float(inter / union) if union > 0 else 0.0
 
 
-@EVALUATORS.register("coverage")
+@SELECTION_EVALUATORS.register("coverage")
 def coverage(question: Question, picked: Placed) -> float | None:
     """|C & E| / |E|: the share of evidence time the chosen frames show."""
     if not question.evidence:
@@ -128,7 +128,7 @@ def coverage(question: Question, picked: Placed) -> float | None:
     return float(sum(_overlap(c, e) for c, e in parts) / total) if total > 0 else None
 
 
-@EVALUATORS.register("redundancy")
+@SELECTION_EVALUATORS.register("redundancy")
 def redundancy(question: Question, picked: Placed) -> float | None:
     """Mean over chosen frames of the highest cosine similarity to another chosen frame (needs features)."""
     if picked.features is None or len(picked.features) < 2:
@@ -141,7 +141,7 @@ def redundancy(question: Question, picked: Placed) -> float | None:
     return float(sim.max(axis=1).mean())
 
 
-@EVALUATORS.register("oracle_answer")
+@SELECTION_EVALUATORS.register("oracle_answer")
 def oracle_answer(question: Question, picked: Placed) -> float | None:
     """Expected accuracy of an answerer with perfect perception: 1 when a chosen frame lies inside every evidence
     span (it sees all it needs), else a guess among the options (``1 / len(options)``; 0 for a free answer)."""
@@ -154,7 +154,7 @@ def oracle_answer(question: Question, picked: Placed) -> float | None:
 
 def selection_scores(question: Question, picked: Placed) -> dict[str, float | None]:
     """Every selection-level metric of one question's chosen frames."""
-    return {name: EVALUATORS.get(name)(question, picked) for name in SELECTION_METRICS}
+    return {name: SELECTION_EVALUATORS.get(name)(question, picked) for name in SELECTION_METRICS}
 
 
 # -- answer level ----------------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def task_doc(question: Question, picked: Placed) -> dict[str, Any]:
     return {**question.row, "video_paths": question.video_paths, "frame_times": times}
 
 
-@EVALUATORS.register("answer")
+@SELECTION_EVALUATORS.register("answer")
 def answer(question: Question, picked: Placed, answerer: Any) -> dict[str, float]:
     """Answer ``question`` from the chosen frames with ``answerer``; the task's metrics of that answer."""
     utils = task_utils(question.benchmark)

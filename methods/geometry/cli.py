@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from neurips26.settings import REPO_ROOT
 
 from . import bench, protocol, report
-from .core import EVALUATORS, GeometryError
+from .core import GEOMETRY_EVALUATORS, GeometryError
 from .training import GEOMETRY_METHODS, SCALES, read_metrics
 
 geometry = typer.Typer(help="Geometry evaluators (segmentation boundaries, Fourier contours, motion diversity, "
@@ -130,7 +130,7 @@ def eval_(
             raise GeometryError(f"--spacing {spacing!r}: comma-separated numbers, e.g. 1.0,0.8,0.8") from None
     if tau is not None:
         options["tau"] = tau
-    values = EVALUATORS.get(metric.value)(pred, truth, **options)
+    values = GEOMETRY_EVALUATORS.get(metric.value)(pred, truth, **options)
     if as_json:
         print(json.dumps(values, indent=1))
         return

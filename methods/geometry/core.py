@@ -1,6 +1,6 @@
 """The registry of geometry evaluators and what every family shares: the error type and the 95% interval.
 
-    @EVALUATORS.register("segmentation", inputs="masks")
+    @GEOMETRY_EVALUATORS.register("segmentation", inputs="masks")
     def evaluate_masks(pred: Path, truth: Path, **options) -> dict[str, float]: ...
 
 Each registered function reads a user's prediction and ground-truth files and returns the family's metrics
@@ -17,8 +17,8 @@ import numpy as np
 from neurips26.errors import UserError
 from neurips26.registry import Registry
 
-EVALUATORS: Registry[Callable[..., dict[str, Any]]] = Registry(
-    "geometry evaluator", modules=("neurips26.methods.geometry.readers",))
+GEOMETRY_EVALUATORS: Registry[Callable[..., dict[str, Any]]] = Registry(
+    "geometry evaluator", group="neurips26.geometry_evaluators")
 
 
 class GeometryError(UserError):

@@ -16,7 +16,7 @@ import trimesh
 
 from . import contours, motion, segmentation, surfaces
 from .bench import MESH_SUFFIXES
-from .core import EVALUATORS, GeometryError
+from .core import GEOMETRY_EVALUATORS, GeometryError
 
 
 def read_array(path: Path) -> np.ndarray:
@@ -41,7 +41,7 @@ def read_array(path: Path) -> np.ndarray:
         raise GeometryError(f"{path}: cannot read an array ({error})") from None
 
 
-@EVALUATORS.register("segmentation", inputs="masks (.npy, .npz, .png)")
+@GEOMETRY_EVALUATORS.register("segmentation", inputs="masks (.npy, .npz, .png)")
 def evaluate_masks(pred: Path, truth: Path, spacing: list[float] | None = None, tau: float = segmentation.TAU,
                    band: float = segmentation.BAND, cross_resolution: bool = False, **_: Any) -> dict[str, Any]:
     """Dice, IoU, HD95, ASSD, NSD, Boundary IoU and boundary F of two masks; with ``cross_resolution`` also the
@@ -55,13 +55,13 @@ def evaluate_masks(pred: Path, truth: Path, spacing: list[float] | None = None, 
     return out
 
 
-@EVALUATORS.register("contours", inputs="closed contours, (N, 2) points (.npy, .csv, .txt)")
+@GEOMETRY_EVALUATORS.register("contours", inputs="closed contours, (N, 2) points (.npy, .csv, .txt)")
 def evaluate_contours(pred: Path, truth: Path, harmonics: int | None = None, **_: Any) -> dict[str, Any]:
     """Hausdorff and mean perpendicular distance, areas; with ``harmonics``, of the prediction's K-harmonic fit."""
     return contours.scores(read_array(pred), read_array(truth), harmonics)
 
 
-@EVALUATORS.register("motion", inputs="motion arrays (subjects, ...) (.npy)")
+@GEOMETRY_EVALUATORS.register("motion", inputs="motion arrays (subjects, ...) (.npy)")
 def evaluate_motion(pred: Path, truth: Path, population: Path | None = None, **_: Any) -> dict[str, Any]:
     """Per-subject error against the population mean, collapse ratio, specificity, pairwise diversity."""
     p, t = read_array(pred), read_array(truth)
@@ -88,7 +88,7 @@ def read_points(path: Path, n: int, seed: int) -> surfaces.Points:
     return surfaces.Points(a[:, :3].astype(float), a[:, 3:6].astype(float) if a.shape[1] == 6 else None)
 
 
-@EVALUATORS.register("surfaces", inputs="meshes (.ply, .obj, .stl, .off, .glb) or points (.npy, .xyz)")
+@GEOMETRY_EVALUATORS.register("surfaces", inputs="meshes (.ply, .obj, .stl, .off, .glb) or points (.npy, .xyz)")
 def evaluate_surfaces(pred: Path, truth: Path, tau: float = surfaces.TAU, aligned: bool = True,
                       samples: int = surfaces.SAMPLES, seed: int = 0, **_: Any) -> dict[str, Any]:
     """Accuracy, completeness, Chamfer-L1, precision/recall/F-score at ``tau``, normal consistency."""

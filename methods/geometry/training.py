@@ -10,8 +10,10 @@ Each method lives in its own subpackage and registers one training function wher
 
 ``train`` writes the checkpoint and a JSON of its metrics (the method beside the baselines it must beat, on the
 same held-out data) and returns that JSON's content; ``evaluate(out)`` re-scores a trained folder and returns
-the same shape. ``metrics.json`` always holds ``method``, ``scale``, ``seed``, ``device``, ``data`` (which parts
-are generated and which are real) and ``rows`` (one per arm: the method and each baseline, with its metrics).
+the same shape. Each method's ``train`` module is named by a ``neurips26.geometry_methods`` entry point
+(``pyproject.toml``), imported on the first lookup. ``metrics.json`` always holds ``method``, ``scale``, ``seed``,
+``device``, ``data`` (which parts are generated and which are real) and ``rows`` (one per arm: the method and each
+baseline, with its metrics).
 """
 
 from __future__ import annotations
@@ -27,9 +29,6 @@ from neurips26.registry import Registry
 from .core import GeometryError
 
 SCALES = ("tiny", "default", "large")
-METHOD_PACKAGES = ("fractal_g", "fourier_contours", "surface_recon", "time2track")  # each with a train.py
-MODULES = tuple(f"neurips26.methods.geometry.{m}.train" for m in METHOD_PACKAGES
-                if (Path(__file__).parent / m / "train.py").is_file())
 Trainer = Callable[..., dict[str, Any]]
 
 
@@ -38,7 +37,7 @@ def _check(name: str, info: dict[str, Any]) -> None:
         raise ValueError(f"geometry method {name!r}: register with family= and evaluate=")
 
 
-GEOMETRY_METHODS: Registry[Trainer] = Registry("geometry method", modules=MODULES, check=_check)
+GEOMETRY_METHODS: Registry[Trainer] = Registry("geometry method", group="neurips26.geometry_methods", check=_check)
 
 
 def device(name: str = "auto") -> torch.device:

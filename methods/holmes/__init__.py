@@ -9,6 +9,6 @@ cross-video bindings and audit constraints, and answer through hard graph-readou
 records (an upper bound), the descriptor (colour blobs on the FrameSelect thumbnails), any VLM answerer.
 """
 
-from .core import METHODS, PERCEPTION
+from .core import CLOVR_METHODS, PERCEPTION
 
-__all__ = ["METHODS", "PERCEPTION"]
+__all__ = ["CLOVR_METHODS", "PERCEPTION"]

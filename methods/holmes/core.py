@@ -1,6 +1,6 @@
 """HOLMES's registries: CLoVR answering methods and perception backends.
 
-    @METHODS.register("holmes")
+    @CLOVR_METHODS.register("holmes")
     def holmes(question, pool, perception, budget) -> Answer: ...
 
     @PERCEPTION.register("oracle")
@@ -16,6 +16,5 @@ from typing import Any
 
 from neurips26.registry import Registry
 
-METHODS: Registry[Callable[..., Any]] = Registry("CLoVR answering method", modules=("neurips26.methods.holmes.method",))
-PERCEPTION: Registry[Callable[..., Any]] = Registry(
-    "HOLMES perception backend", modules=("neurips26.methods.holmes.perception",))
+CLOVR_METHODS: Registry[Callable[..., Any]] = Registry("CLoVR answering method", group="neurips26.clovr_methods")
+PERCEPTION: Registry[Callable[..., Any]] = Registry("HOLMES perception backend", group="neurips26.holmes_perception")

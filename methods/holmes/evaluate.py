@@ -23,7 +23,7 @@ from neurips26.methods.frameselect.pool import build_pool
 
 from neurips26.errors import UserError
 
-from .core import METHODS, PERCEPTION
+from .core import CLOVR_METHODS, PERCEPTION
 from .method import Answer
 from .perception import Oracle
 from .readout import verified
@@ -95,7 +95,7 @@ def evaluate(folder: Path | None, perceptions: Sequence[str], budgets: Sequence[
     rows, records = [], []
     steps, done = len(methods) * len(backends) * len(budgets) * len(questions), 0
     for method in methods:
-        fn = METHODS.get(method)
+        fn = CLOVR_METHODS.get(method)
         for pname, backend in backends.items():
             for budget in budgets:
                 acc: dict[tuple[str, str], list[bool]] = defaultdict(list)

@@ -1,6 +1,6 @@
 """The CLoVR answering methods: ``holmes`` and its ``uniform`` baseline (same perception, same readout).
 
-    answer = METHODS.get("holmes")(question, pool, perception, budget=32)
+    answer = CLOVR_METHODS.get("holmes")(question, pool, perception, budget=32)
     answer.letter, answer.certificates, answer.edges
 
 ``holmes`` plans slots, fills them high risk first, each with its share of what is left of the
@@ -18,7 +18,7 @@ from typing import Any
 from neurips26.methods.frameselect.benchmarks import Question
 from neurips26.methods.frameselect.core import Pool, select
 
-from .core import METHODS
+from .core import CLOVR_METHODS
 from .graph import Binding, BindingGraph
 from .readout import read, verified
 from .search import MIN_DWELL, Certificate, Searcher
@@ -99,7 +99,7 @@ def fill(s: Searcher, slot: Slot, share: int) -> str:
         s.budget = cap
 
 
-@METHODS.register("holmes")
+@CLOVR_METHODS.register("holmes")
 def holmes(question: Question, pool: Pool, perception: Any, budget: int = 32, gate: float = GATE,
            reader: Any = None) -> Answer:
     """HOLMES: slots, risk-conditioned search with certificates, verified bindings, gated readout (``reader``: a
@@ -120,7 +120,7 @@ def holmes(question: Question, pool: Pool, perception: Any, budget: int = 32, ga
                   [certificates[slot.id] for slot in p.slots], out.audit)
 
 
-@METHODS.register("uniform")
+@CLOVR_METHODS.register("uniform")
 def uniform(question: Question, pool: Pool, perception: Any, budget: int = 32, gate: float | None = None,
             reader: Any = None) -> Answer:
     """The baseline: ``budget`` uniform frames of the pool, the same perception and plan, the readout without gates."""

@@ -57,11 +57,11 @@ def unlearn(
     from rich.table import Table
 
     from . import evaluate, experiment, train  # lazy: torch, so the command line starts without it
-    from .methods import METHODS, ORDER  # lazy: torch, so the command line starts without it
+    from .methods import ORDER, UNLEARNING_METHODS  # lazy: torch, so the command line starts without it
 
     names = list(ORDER) if method.strip() == "all" else [m.strip() for m in method.split(",") if m.strip()]
     for name in names:
-        METHODS.get(name)  # UnknownNameError for an unknown method, before any work
+        UNLEARNING_METHODS.get(name)  # UnknownNameError for an unknown method, before any work
     console, err = Console(width=200), Console(stderr=True)
     folder = experiment.dataset(data)
     train_cfg = train.TrainConfig(steps=steps, batch_size=batch_size, lr=lr, max_length=max_length, lora=not full,

@@ -21,7 +21,7 @@ from neurips26.hubfolder import built_folder
 from neurips26.settings import MANIFEST
 
 from . import data, evaluate, metrics, prompts, results_files, train
-from .methods import METHODS
+from .methods import UNLEARNING_METHODS
 from .rolemoe import routing
 
 RESOURCE = "rolebench_unlearn"
@@ -71,7 +71,7 @@ def run(method_name: str, split: str = "forget05", model_path: str | None = None
         eval_cfg: evaluate.EvalConfig | None = None, device: str | None = None,
         reference: dict[str, float] | None = None, progress: Callable[[str], None] | None = None) -> Result:
     """Unlearn ``split``'s target roles with one baseline, evaluate, and write everything under ``out``."""
-    method = METHODS.get(method_name)
+    method = UNLEARNING_METHODS.get(method_name)
     train_cfg, eval_cfg = train_cfg or train.TrainConfig(), eval_cfg or evaluate.EvalConfig()
     folder = folder or dataset()
     model_name = str(model_path or models.default_model_dir())

@@ -1,4 +1,4 @@
-"""The registry of unlearning baselines: :data:`METHODS` (a :class:`neurips26.registry.Registry`).
+"""The registry of unlearning baselines: :data:`UNLEARNING_METHODS` (a :class:`neurips26.registry.Registry`).
 
 A method has a loss (``None`` for methods that do not train) computed on a forget batch, a retain batch (or
 None when there is no retain data) and the original model, and may refuse the target roles by prompt.
@@ -41,13 +41,13 @@ class Method:
         return self.loss is not None or self.fit is not None
 
 
-METHODS: Registry[Method] = Registry("unlearning method")
+UNLEARNING_METHODS: Registry[Method] = Registry("unlearning method", group="neurips26.unlearning_methods")
 ORDER = ("reference", "refusal", "ga", "gd", "npo", "rolemoe")  # the order of the results tables
 
 
 def get(name: str) -> Method:
     """The method called ``name``; :class:`~neurips26.errors.UnknownNameError` lists the known ones."""
-    return METHODS.get(name)
+    return UNLEARNING_METHODS.get(name)
 
 
 def _gradient_difference(model, forget: Batch, retain: Batch | None, original, cfg) -> torch.Tensor:
@@ -63,13 +63,15 @@ def _npo(model, forget: Batch, retain: Batch | None, original, cfg) -> torch.Ten
     return losses.npo(model, forget, reference, cfg.npo_beta, retain, cfg.npo_retain_weight)
 
 
-METHODS.register("reference")(Method("reference", "role prompting, no unlearning (the reference)"))
-METHODS.register("refusal")(Method("refusal", "prompt-based refusal: an instruction not to play the target roles",
-                                   refuses=True))
-METHODS.register("ga")(Method("ga", "gradient ascent on the forget set",
-                              loss=lambda model, forget, retain, original, cfg: losses.gradient_ascent(model, forget)))
-METHODS.register("gd")(Method("gd", "gradient difference: ascent on the forget set, descent on the retain set",
-                              loss=_gradient_difference))
-METHODS.register("npo")(Method("npo", "negative preference optimisation on the forget set", loss=_npo))
-METHODS.register("rolemoe")(Method("rolemoe", "RoleMoE: LoRA experts with a role router trained to specialise, then "
-                                   "forgetting restricted to the target roles' experts", fit=rolemoe_train.fit))
+UNLEARNING_METHODS.register("reference")(Method("reference", "role prompting, no unlearning (the reference)"))
+UNLEARNING_METHODS.register("refusal")(Method(
+    "refusal", "prompt-based refusal: an instruction not to play the target roles", refuses=True))
+UNLEARNING_METHODS.register("ga")(Method(
+    "ga", "gradient ascent on the forget set",
+    loss=lambda model, forget, retain, original, cfg: losses.gradient_ascent(model, forget)))
+UNLEARNING_METHODS.register("gd")(Method(
+    "gd", "gradient difference: ascent on the forget set, descent on the retain set", loss=_gradient_difference))
+UNLEARNING_METHODS.register("npo")(Method("npo", "negative preference optimisation on the forget set", loss=_npo))
+UNLEARNING_METHODS.register("rolemoe")(Method(
+    "rolemoe", "RoleMoE: LoRA experts with a role router trained to specialise, then forgetting restricted to the "
+    "target roles' experts", fit=rolemoe_train.fit))

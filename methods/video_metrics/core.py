@@ -1,6 +1,6 @@
 """The registry of the video metrics: each score function registers under its ``evaluate`` module's name.
 
-    @EVALUATORS.register("tar_score")
+    @VIDEO_SCORERS.register("tar_score")
     def tar_score(predictions, references, task_types, num_options=None) -> dict[str, float]: ...
 
 The ``evaluate`` module of a registered name lives in ``metrics/<name>/<name>.py``
@@ -13,5 +13,5 @@ from collections.abc import Callable
 
 from neurips26.registry import Registry
 
-EVALUATORS: Registry[Callable[..., dict[str, float]]] = Registry(
-    "video evaluator", modules=("neurips26.methods.video_metrics.scores",))
+VIDEO_SCORERS: Registry[Callable[..., dict[str, float]]] = Registry(
+    "video evaluator", group="neurips26.video_scorers")

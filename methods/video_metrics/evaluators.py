@@ -14,14 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .core import EVALUATORS
+from .core import VIDEO_SCORERS
 
 METRICS_DIR = Path(__file__).resolve().parent / "metrics"
 
 
 def evaluator_path(name: str) -> Path:
     """Folder of evaluator ``name`` (what ``evaluate.load`` takes)."""
-    EVALUATORS.get(name)  # UnknownNameError lists the known ones
+    VIDEO_SCORERS.get(name)  # UnknownNameError lists the known ones
     return METRICS_DIR / name
 
 

@@ -17,7 +17,7 @@ from statistics import fmean
 
 from neurips26.corpora.tar.tasktypes import TASK_TYPES
 
-from .core import EVALUATORS
+from .core import VIDEO_SCORERS
 from .extraction import extract_option, extract_span
 
 IOU_THRESHOLDS = (0.3, 0.5, 0.7)
@@ -28,7 +28,7 @@ def option_correct(prediction: str, reference: str, num_options: int = 4) -> boo
     return extract_option(prediction, num_options) == reference.strip().upper()
 
 
-@EVALUATORS.register("video_accuracy")
+@VIDEO_SCORERS.register("video_accuracy")
 def accuracy(predictions: Sequence[str], references: Sequence[str],
              num_options: int | Sequence[int] = 4) -> dict[str, float]:
     """{"accuracy", "unanswered"} (unanswered: no option letter could be extracted)."""
@@ -56,7 +56,7 @@ def as_span(value: str | Sequence[float] | None) -> Span | None:
     return (float(start), float(end))
 
 
-@EVALUATORS.register("temporal_iou")
+@VIDEO_SCORERS.register("temporal_iou")
 def temporal_iou(predictions: Sequence[str | Sequence[float] | None],
                  references: Sequence[str | Sequence[float]]) -> dict[str, float]:
     """{"miou", "R@0.3", "R@0.5", "R@0.7", "unparsed"}: spans from text ("3.2-5.8") or (start, end) pairs."""
@@ -82,7 +82,7 @@ def rouge_l_one(prediction: str, reference: str) -> float:
     return _SCORER.score(reference, prediction)["rougeL"].fmeasure
 
 
-@EVALUATORS.register("video_rouge")
+@VIDEO_SCORERS.register("video_rouge")
 def rouge_l(predictions: Sequence[str], references: Sequence[str]) -> dict[str, float]:
     """{"rougeL"}: mean ROUGE-L F1 for open-ended and description answers (0 for an empty answer)."""
     return {"rougeL": _mean([rouge_l_one(p, r) for p, r in zip(predictions, references, strict=True)])}
@@ -98,7 +98,7 @@ def tar_item_score(task_type: str, prediction: str, reference: str, num_options:
     return rouge_l_one(prediction, reference)
 
 
-@EVALUATORS.register("tar_score")
+@VIDEO_SCORERS.register("tar_score")
 def tar_score(predictions: Sequence[str], references: Sequence[str], task_types: Sequence[str],
               num_options: Sequence[int] | None = None) -> dict[str, float]:
     """Per task type ``<type>/<metric>``, localization recalls, ``group/<group>`` means and ``tar_score``.
@@ -137,7 +137,7 @@ def tar_score(predictions: Sequence[str], references: Sequence[str], task_types:
     return out
 
 
-@EVALUATORS.register("clovr_score")
+@VIDEO_SCORERS.register("clovr_score")
 def clovr_score(predictions: Sequence[str], references: Sequence[str], levels: Sequence[str],
                 tasks: Sequence[str], subtasks: Sequence[str | None],
                 num_options: Sequence[int] | None = None) -> dict[str, float]:

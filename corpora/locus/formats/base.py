@@ -32,8 +32,6 @@ from neurips26.registry import Registry
 
 STATUSES = ("active", "repealed", "reserved")
 SNIFF_BYTES = 64 * 1024
-MODULES = tuple(f"neurips26.corpora.locus.formats.{m}"
-                for m in ("dc_xml", "encodeplus", "html_toc", "municode", "pdf", "tei", "word"))
 OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # Compound File Binary (Word 97-2003, Excel, ...)
 
 
@@ -141,7 +139,7 @@ def _check(name: str, info: dict[str, Any]) -> None:
         raise ValueError(f"locus format {name!r}: unknown option(s) {', '.join(sorted(unknown))}")
 
 
-FORMATS: Registry[Parser] = Registry("locus format", modules=MODULES, check=_check)
+FORMATS: Registry[Parser] = Registry("locus format", group="neurips26.locus_formats", check=_check)
 
 
 @dataclass(frozen=True)
