@@ -31,11 +31,12 @@ from .datasets import push, query, search
 from .diagnose import diagnose
 from .evaluate import eval_, tasks
 from .guard import GuardedGroup
+from .plugins import plugins
 
 app = typer.Typer(cls=GuardedGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="Hub-ready datasets, lm-eval tasks and a leaderboard for NeurIPS 2026 resources.")
 app.add_typer(build_app, name="build")
-for command in (sample_path, query, search, push, tasks, diagnose):
+for command in (sample_path, query, search, push, tasks, diagnose, plugins):
     app.command()(command)
 app.command("eval")(eval_)
 for command in (generate, submit, leaderboard, serve, labelshift, unlearn, ipg):
