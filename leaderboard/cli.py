@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import getpass
+import glob
 import io
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,20 +16,56 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from neurips26 import settings
 from neurips26.errors import UserError
-from neurips26.results import read_run
+from neurips26.options import DataOpt, StoreOpt
+from neurips26.results import SAMPLES_NAME, read_run
 
 console = Console()
+RESULTS_DATE = re.compile(r"results_(?P<date>.+)\.json")
 
-StoreOpt = Annotated[Path | None, typer.Option(
-    "--store", help="Leaderboard folder (default: $NEURIPS26_LEADERBOARD or ~/.cache/neurips26/leaderboard).")]
+
+def samples_files(values: list[Path], results: Path) -> list[Path]:
+    """``--samples`` as files: a samples file; a folder, for the samples files of the run ``results`` is (those
+    with its date, else the newest per task), as a multi-task lm-eval run writes one per task; or a glob pattern."""
+    found: list[Path] = []
+    for value in values:
+        text = str(value)
+        if value.is_dir():
+            matched = _run_samples(value, results)
+            if not matched:
+                raise UserError(f"--samples {value}: no samples_<task>_<date>.jsonl files in that folder")
+        elif any(c in text for c in "*?["):
+            matched = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+            if not matched:
+                raise UserError(f"--samples {value}: no file matches the pattern")
+        elif value.is_file():
+            matched = [value]
+        else:
+            raise UserError(f"--samples {value}: no such file or folder")
+        found += [m for m in matched if m not in found]
+    return found
+
+
+def _run_samples(folder: Path, results: Path) -> list[Path]:
+    """The samples files in ``folder`` written by the run of ``results``: same date, else the newest per task."""
+    named = [(m, p) for p in sorted(folder.glob("samples_*.jsonl")) if (m := SAMPLES_NAME.fullmatch(p.name))]
+    date = RESULTS_DATE.fullmatch(results.name)
+    same = [p for m, p in named if date and m["date"] == date["date"]]
+    if same:
+        return same
+    newest: dict[str, Path] = {}
+    for match, path in named:  # sorted by name: a later date replaces an earlier one
+        newest[match["task"]] = path
+    return sorted(newest.values())
 
 
 def submit(
     results: Annotated[Path, typer.Argument(help="lm-eval results file (results_<date>.json).")],
     samples: Annotated[list[Path] | None, typer.Option(
-        "--samples", help="lm-eval samples file (samples_<task>_<date>.jsonl), one per task (required: the board "
-                          "recomputes every score from them); repeat the option.")] = None,
+        "--samples", help="lm-eval samples files (samples_<task>_<date>.jsonl), one per task (required: the board "
+                          "recomputes every score from them): a file (repeat the option), a glob pattern, or the "
+                          "folder lm-eval wrote them to (the samples of this results file's run).")] = None,
     model: Annotated[str, typer.Option("--model", help="Model id, e.g. ORG/NAME as on the Hub.")] = ...,
     revision: Annotated[str, typer.Option("--revision", help="Commit sha of the model weights (7-64 hex).")] = ...,
     precision: Annotated[str | None, typer.Option(
@@ -39,6 +77,7 @@ def submit(
         help="pretrained, fine-tuned, instruction-tuned, rl-tuned, merged or other.")] = "other",
     submitter: Annotated[str | None, typer.Option(help="Who submits (default: the login name).")] = None,
     store: StoreOpt = None,
+    data: DataOpt = None,
 ) -> None:
     """Submit lm-eval results and samples to the leaderboard: checked against the task protocols, scores recomputed
     from the samples, stored as VALID, UNRANKED (with why) or REJECTED (with why)."""
@@ -47,9 +86,9 @@ def submit(
 
     if not results.is_file():
         raise FileNotFoundError(f"results file {results} not found")
-    missing = [str(p) for p in samples or [] if not p.is_file()]
-    if missing:
-        raise FileNotFoundError(f"samples file(s) not found: {', '.join(missing)}")
+    samples = samples_files(samples or [], results)
+    if data is not None:  # the built folders the scores are checked and recomputed against (else the data rule's)
+        settings.set_data_root(data)
     recorded = _recorded_config(results)
     meta: dict[str, Any] = {
         "model_id": model, "revision": revision,
@@ -69,8 +108,8 @@ def submit(
         console.print(f"  - {escape(problem)}", highlight=False)
     if entry.status == REJECTED:
         if not samples and list(results.parent.glob("samples_*.jsonl")):
-            console.print("hint: samples files lie next to the results file; submit them with --samples",
-                          highlight=False)
+            console.print(f"hint: samples files lie next to the results file; submit them with --samples "
+                          f"{escape(str(results.parent))}", highlight=False)
         raise typer.Exit(2)
     if entry.status == "UNRANKED":
         console.print("stored, shown on its model page, but not ranked: the run differs from the task protocols",
@@ -101,6 +140,8 @@ def leaderboard(
 
     if format not in ("table", "json", "csv"):
         raise UserError(f"--format {format!r}: choose table, json or csv")
+    if against is not None and signatures is None:
+        raise UserError("--against goes with --signatures (it compares two submissions' failure signatures)")
     board = Store(store)
     if signatures is not None:
         _print_signatures(board, signatures, against, format)

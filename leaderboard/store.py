@@ -55,6 +55,7 @@ import pyarrow as pa
 from filelock import FileLock, Timeout
 
 from neurips26 import settings
+from neurips26.errors import UnknownNameError
 
 from . import keptfiles
 from .catalog import TASKS_DIR, TaskSpec, read_groups, read_tasks, shipped_groups, shipped_tasks
@@ -323,14 +324,14 @@ class Store:
             return read_entries(con, where, params, "" if include_rejected else "WHERE c.status <> 'REJECTED'")
 
     def entry(self, entry_id: int) -> Entry:
-        """The entry ``entry_id``; KeyError when there is none."""
+        """The entry ``entry_id``; an UnknownNameError (a KeyError) when there is none."""
         with self._connect() as con:
             return self._entry(con, entry_id)
 
     def _entry(self, con: duckdb.DuckDBPyConnection, entry_id: int) -> Entry:
         found = read_entries(con, "WHERE m.id = ?", [int(entry_id)])
         if not found:
-            raise KeyError(f"no submission {entry_id} in {self.root}")
+            raise UnknownNameError(f"no submission {entry_id} in the leaderboard store {self.root}")
         return found[0]
 
     def generation(self) -> str:

@@ -26,26 +26,60 @@ GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def device(requested: str | None = None) -> str:
     """``requested`` (``cuda``, ``cuda:N`` or ``cpu``) when it can be used, else ``cuda`` when a GPU is present,
-    else ``cpu``. Asking for CUDA on a machine without it is a :class:`UserError`."""
+    else ``cpu`` (``auto`` too). A name torch does not know, or CUDA on a machine without it, is a
+    :class:`UserError`."""
     import torch
 
-    if requested is None:
+    if requested is None or requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if requested.startswith("cuda") and not torch.cuda.is_available():
+    try:
+        kind = torch.device(requested).type
+    except (RuntimeError, ValueError):
+        raise UserError(f"--device {requested!r}: not a device (cpu, cuda or cuda:N)") from None
+    if kind == "cuda" and not torch.cuda.is_available():
         raise UserError(f"--device {requested}: CUDA is not available on this machine (use --device cpu)")
     return requested
 
 
-def check_model(name: str) -> None:
-    """A model named by folder must be a folder with ``config.json``; a name that is neither an existing path
-    nor a Hub id ``ORG/NAME`` is a :class:`UserError` (Hub ids are resolved by whoever loads them)."""
+def check_model(name: str, revision: str | None = None, option: str = "model") -> None:
+    """A model named by folder must be a folder with ``config.json``; a name that is neither an existing path nor
+    a Hub id (``ORG/NAME``) is a :class:`UserError`, and so is a Hub id that is not in the local Hugging Face cache
+    when the Hub cannot be reached (offline it would be a long retry, then a traceback)."""
     path = Path(name).expanduser()
     if path.exists():
         if not (path / "config.json").is_file():
-            raise UserError(f"model {name!r}: {path} is not a model folder (no config.json)")
+            raise UserError(f"{option} {name!r}: {path} is not a model folder (no config.json)")
         return
-    if name.startswith((".", "/", "~")) or name.count("/") > 1:
-        raise UserError(f"model {name!r}: no such folder (and not a Hub id like ORG/NAME)")
+    if not name or name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise UserError(f"{option} {name!r}: no such folder (and not a Hub id like ORG/NAME)")
+    check_hub_model(name, revision, option)
+
+
+def check_hub_model(name: str, revision: str | None = None, option: str = "model") -> None:
+    """A Hub id that is not in the local cache must be reachable: offline it is a UserError, not a long retry."""
+    import os
+    import socket
+    from urllib.parse import urlparse
+
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    if Path(name).expanduser().exists():
+        return
+    try:
+        cached = huggingface_hub.try_to_load_from_cache(name, "config.json", revision=revision)
+    except ValueError:  # not a valid repository id
+        raise UserError(f"{option} {name!r}: no such folder (and not a Hub id like ORG/NAME)") from None
+    if isinstance(cached, str):
+        return
+    where = f"{option} {name!r} is not in the local Hugging Face cache (nor a folder)"
+    if constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE"):
+        raise UserError(f"{where} and HF_HUB_OFFLINE is set: download it first or pass a local folder")
+    host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
+    try:
+        socket.getaddrinfo(host, 443)
+    except OSError:
+        raise UserError(f"{where} and {host} cannot be reached (offline?): pass a local folder") from None
 
 
 def gguf_path() -> Path:

@@ -20,7 +20,9 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,6 +30,7 @@ from typing import Annotated, Any
 import pyarrow as pa
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -114,3 +117,59 @@ def save_figure(figure: Any, path: Path | str, dpi: int = 120) -> Path:
     figure.savefig(path, dpi=dpi)
     plt.close(figure)
     return path
+
+
+class Bars:
+    """The progress bars of one piece of work, on stderr (made by :func:`progress`): each bar is a callback the
+    work calls, :meth:`track` with ``(done, total)`` or :meth:`steps` with a step count."""
+
+    def __init__(self, bar: Progress | None, lines: bool) -> None:
+        self._bar, self._lines, self._start = bar, lines, time.monotonic()
+        self._tasks: dict[str, Any] = {}
+
+    def track(self, label: str, total: int | None = None) -> Callable[[int, int | None], None]:
+        """A bar for ``label``; the callback sets how much is done (and the total, when it becomes known)."""
+        if self._bar is not None:
+            bar = self._bar
+            task = self._tasks[label] = bar.add_task(label, total=total)
+            return lambda done, total=None: bar.update(task, completed=done, total=total)
+        shown = [-1]
+
+        def line(done: int, of: int | None = total) -> None:
+            tenth = 10 * done // of if of else -1
+            if self._lines and (tenth > shown[0] or (shown[0] < 0 and done)):
+                shown[0] = max(tenth, 0)
+                err.print(f"{label}: {done}{f'/{of}' if of else ''} ({time.monotonic() - self._start:.0f} s)",
+                          highlight=False, markup=False)
+        return line
+
+    def steps(self, label: str, total: int | None = None) -> Callable[[int], None]:
+        """A bar for ``label``; the callback advances it by a number of steps (default 1)."""
+        if self._bar is not None:
+            bar = self._bar
+            task = self._tasks[label] = bar.add_task(label, total=total)
+            return lambda n=1: bar.advance(task, n)
+        track, done = self.track(label, total), [0]
+
+        def advance(n: int = 1) -> None:
+            done[0] += n
+            track(done[0], total)
+        return advance
+
+    def remove(self, label: str) -> None:
+        """Take a finished bar off the display."""
+        if self._bar is not None and label in self._tasks:
+            self._bar.remove_task(self._tasks.pop(label))
+
+
+@contextmanager
+def progress(*, transient: bool = True, lines: bool = False) -> Iterator[Bars]:
+    """Progress bars on stderr for the work inside the ``with``: rich bars on a terminal (gone at the end when
+    ``transient``); elsewhere (a log file, a pipe) plain lines ``label: done/total (N s)`` at the first step, every
+    further tenth and the end when ``lines``, else nothing. The one progress display of every command."""
+    if not err.is_terminal:
+        yield Bars(None, lines)
+        return
+    with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=transient) as bar:
+        yield Bars(bar, lines)

@@ -19,7 +19,6 @@ On a GPU machine with the ``gpu`` extra (vLLM)::
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from neurips26.tasks import TASKS_DIR, built_folder
 
 from neurips26 import models, settings
 from neurips26.errors import UnknownNameError, UserError
+from neurips26.options import check_target_folder
 from neurips26.results import parse_model_args
 
 
@@ -83,9 +83,9 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     elif "pretrained" not in args:
         raise UserError(f"--model {model} needs --model-args pretrained=<model id or folder>")
     if args.get("pretrained"):
-        models.check_model(args["pretrained"])
-    device = check_device(device)
-    check_output(Path(output))
+        models.check_model(args["pretrained"], args.get("revision"))
+    device = models.device(device)
+    check_target_folder(Path(output), "--output")
     if data is not None:
         settings.set_data_root(data)
     known = list_tasks()
@@ -94,11 +94,8 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
         raise UnknownNameError(f"unknown task(s) {', '.join(unknown)}; "
                                f"known: {', '.join(known['groups'] + known['tasks'])}")
     check_built(tasks)
-    if "pretrained" in args:
-        if args["pretrained"] is None:
-            args["pretrained"] = str(models.default_model_dir())
-        else:
-            check_hub_model(args["pretrained"], args.get("revision"))
+    if "pretrained" in args and args["pretrained"] is None:
+        args["pretrained"] = str(models.default_model_dir())
     model_id = models.model_id(model, args)
     if apply_chat_template is None:
         apply_chat_template, why = chat_template_choice(tasks, args.get("pretrained"), model_id)
@@ -190,18 +187,6 @@ def check_model_type(model: str) -> None:
                         f"{hint}") from None
 
 
-def check_device(requested: str | None) -> str:
-    """The device to run on (:func:`neurips26.models.device`); a name torch does not know is a UserError."""
-    import torch
-
-    chosen = models.device(requested)
-    try:
-        torch.device(chosen)
-    except RuntimeError:
-        raise UserError(f"--device {requested}: not a device (cpu, cuda or cuda:N)") from None
-    return chosen
-
-
 def check_built(tasks: list[str]) -> None:
     """Every resource the tasks read has a built folder (:func:`neurips26.tasks.built_folder` names the command
     that builds a missing one): checked before a model is loaded."""
@@ -212,37 +197,3 @@ def check_built(tasks: list[str]) -> None:
                if isinstance(config.get("task"), str) and config["task"] in leaves}
     for resource in sorted(folders):
         built_folder(resource)
-
-
-def check_output(folder: Path) -> None:
-    """``folder`` is a folder, or can be made one: its nearest existing ancestor is a writable folder."""
-    for path in [folder, *folder.absolute().parents]:
-        if path.exists():
-            if not path.is_dir():
-                raise UserError(f"--output {folder}: {path} is a file, not a folder")
-            if not os.access(path, os.W_OK):
-                raise UserError(f"--output {folder}: {path} is not writable")
-            return
-
-
-def check_hub_model(pretrained: str, revision: str | None = None) -> None:
-    """A Hub id that is not in the local cache must be reachable: offline it is a UserError, not a long retry."""
-    import socket
-    from urllib.parse import urlparse
-
-    import huggingface_hub
-    from huggingface_hub import constants
-
-    if Path(pretrained).expanduser().exists():
-        return
-    cached = huggingface_hub.try_to_load_from_cache(pretrained, "config.json", revision=revision)
-    if isinstance(cached, str):
-        return
-    where = f"model {pretrained!r} is not in the local Hugging Face cache"
-    if constants.HF_HUB_OFFLINE:
-        raise UserError(f"{where} and HF_HUB_OFFLINE is set: download it first or pass a local folder")
-    host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
-    try:
-        socket.getaddrinfo(host, 443)
-    except OSError:
-        raise UserError(f"{where} and {host} cannot be reached (offline?): pass a local folder") from None

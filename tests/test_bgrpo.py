@@ -172,12 +172,12 @@ def test_cli_trains_on_a_built_clovr_folder(small_video_releases: Path, tmp_path
 
     from neurips26.cli import app
 
-    result = CliRunner().invoke(app, ["frameselect", "train-bgrpo", "--data", str(small_video_releases / "clovr"),
+    result = CliRunner().invoke(app, ["frameselect", "train-bgrpo", "--train", str(small_video_releases / "clovr"),
                                       "--out", str(tmp_path / "m"), "--members", "2", "--epochs", "0"])
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and (tmp_path / "m" / "model.safetensors").is_file()
     q = benchmarks.clovr(small_video_releases / "clovr")[0]
     pool = build_pool(q.video_paths, query=q.query, candidate_fps=2.0)
     assert len(select("bgrpo", pool, 8, model=str(tmp_path / "m")).indices) == 8
-    bad = CliRunner().invoke(app, ["frameselect", "train-bgrpo", "--data", str(tmp_path / "none")])
+    bad = CliRunner().invoke(app, ["frameselect", "train-bgrpo", "--train", str(tmp_path / "none")])
     assert bad.exit_code == 2 and "not a built clovr folder" in bad.output

@@ -37,21 +37,7 @@ TMP = "{tmp}"  # replaced by the case's folder
 # whose reason starts with "not run:" load a model or start long work before refusing the value, so they are not run.
 LOADS = "not run: loads the model before checking the value"
 WORKS = "not run: starts the work and fails only when it writes its results"
-KNOWN: dict[str, str] = {
-    "leaderboard --signatures -1": "leaderboard/cli.py: an unknown submission is a KeyError (a traceback)",
-    "leaderboard --against -1": "leaderboard/cli.py: --against without --signatures is ignored (exit 0)",
-    "ipg --task nosuch": LOADS, "ipg --module nosuch": LOADS, "ipg --out a-file/sub": WORKS,
-    "score gold --model nosuch": "not run: scores the gold set before resolving the model",
-    "score gold --plot a-file/sub": WORKS, "rediff train --out a-file/sub": WORKS,
-    "probe text --data nosuch": LOADS, "probe text --out a-file/sub": LOADS,
-    "probe text --model nosuch": "not run: a missing folder is passed to transformers as a Hub id (an OSError)",
-    "probe text --device nosuch": "not run: an unknown device is a RuntimeError (a traceback) after loading",
-    "probe vision --device nosuch": WORKS, "probe vision --out a-file/sub": WORKS, "gfm train --out a-file/sub": WORKS,
-    "geometry bench --out a-file/sub": WORKS, "geometry bench --ecg nosuch": WORKS,
-    "geometry bench --meshes nosuch": WORKS,
-    "fic eval --device nosuch": LOADS, "fic eval --data nosuch": LOADS, "fic eval --seed -1": LOADS,
-    "fic eval --out a-file/sub": LOADS,
-}
+KNOWN: dict[str, str] = {}
 
 # "command --option value" -> why the value is valid there.
 VALID: dict[str, str] = {

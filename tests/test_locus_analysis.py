@@ -271,7 +271,7 @@ def test_score_bad_input_is_one_clear_line(scored: Path, tmp_path: Path) -> None
 
     runner = CliRunner()
     result = runner.invoke(app, ["score", "locus", "--data", str(tmp_path)])
-    assert result.exit_code == 2 and "no built LOCUS folder" in result.output
+    assert result.exit_code == 2 and "no built locus folder" in result.output
     result = runner.invoke(app, ["score", "locus", "--data", str(scored), "--backend", "bert"])
     assert result.exit_code == 2 and "backend 'bert' is not one of default, modernbert" in result.output
     result = runner.invoke(app, ["score", "locus", "--data", str(scored), "--backend", "modernbert",

@@ -13,6 +13,8 @@ import typer
 from neurips26.corpora.video.records import VIDEO_GENERATORS
 
 from neurips26.errors import UserError
+from neurips26.options import out_option
+from neurips26.output import progress
 
 OUTPUTS = ("annotations", "videos", "scenes", "SHA256SUMS")
 
@@ -32,7 +34,7 @@ def clear_output(out: Path) -> None:
 
 def generate(
     resource: Annotated[str, typer.Argument(help="tar or clovr.")],
-    out: Annotated[Path | None, typer.Option(help="Output folder (default: ./<resource>-raw).")] = None,
+    out: Annotated[Path | None, out_option("Output folder (default: ./<resource>-raw).")] = None,
     seed: Annotated[int, typer.Option(help="Same seed and options, same bytes.")] = 0,
     videos: Annotated[int | None, typer.Option(min=1, help="TAR: number of clips (default 6).")] = None,
     test_videos: Annotated[int | None, typer.Option(min=0, help="TAR: clips in the test split (default 2).")] = None,
@@ -45,7 +47,6 @@ def generate(
 ) -> None:
     """Render a procedural release (MP4 clips + annotations in the released layout) that `build` reads."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     render = VIDEO_GENERATORS.get(resource)  # UnknownNameError lists the known ones
     options = {"tar": {"n_videos": videos, "test_videos": test_videos},
@@ -58,11 +59,8 @@ def generate(
         kwargs["duration"] = duration
     out = out or Path(f"{resource}-raw")
     clear_output(out)
-    err = Console(stderr=True)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
-        task = bar.add_task(f"rendering {resource}", total=None)
+    with progress(lines=True) as bars:
         report = render(out, seed=seed, fps=fps, size=(width, height),
-                        progress=lambda done, total: bar.update(task, completed=done, total=total), **kwargs)
+                        progress=bars.track(f"rendering {resource}"), **kwargs)
     Console().print(f"[green]generated[/green] {out}: {report.summary()}", highlight=False)
     Console().print(f"build it: neurips26 build {resource} --raw {out}", highlight=False)

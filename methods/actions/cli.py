@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from neurips26 import hubfolder
 from neurips26.errors import UserError
+from neurips26.options import DataOpt, out_option, resource_folder
+from neurips26.output import progress
 
 from . import data as demos_data
 from .codecs import chunks_of, codec_table
@@ -22,7 +22,6 @@ from .protocol import STANDARD
 
 actions = typer.Typer(help="Robot actions on PushT: codecs, BC / flow matching / FAFM policies, simulator rollouts, "
                            "FreeAct latent actions.", no_args_is_help=True, add_completion=False)
-err = Console(stderr=True)
 MIXED = "mixed"  # model-name suffix of a policy trained on 5, 10 and 20 Hz demonstrations
 
 
@@ -45,18 +44,10 @@ def _device(device: str) -> str:
     return default_device() if device == "auto" else device
 
 
-def _progress(transient: bool = False) -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=transient)
-
-
-DATA = Annotated[Path, typer.Option(help="The built pusht folder (`neurips26 build pusht --raw DIR`).")]
-
-
 @actions.command()
 def train(
-    data: DATA = Path("pusht"),
-    out: Annotated[Path, typer.Option(help="Folder for <method>.pt (and <method>@mixed.pt) and training.json.")]
+    data: DataOpt = None,
+    out: Annotated[Path, out_option("Folder for <method>.pt (and <method>@mixed.pt) and training.json.")]
     = Path("actions-models"),
     methods: Annotated[str, typer.Option(help="Comma-separated: bc, flow_raw, fafm.")] = "bc,flow_raw,fafm",
     rates: Annotated[str, typer.Option(help="Training rates in Hz: 10 (standard) or a mix such as 5,10,20 "
@@ -81,17 +72,17 @@ def train(
     if unknown or not wanted:
         raise UserError(f"--methods: unknown {', '.join(unknown) or '(none)'}; use {', '.join(METHODS)}")
     rate_list = _rates(rates)
+    data = resource_folder(data, "pusht")
     demos = demos_data.load(data, "train", rate_list, episodes)
     provenance = hubfolder.provenance(data, "pusht", "episodes" if rate_list == (10.0,) else "mixed_frequency")
     suffix = "" if rate_list == (10.0,) else f"@{MIXED}"
     where, costs = _device(device), []
-    with _progress() as progress:
+    with progress(transient=False) as bars:
         for method in wanted:
-            task = progress.add_task(method + suffix, total=steps)
             options = {"coefficients": coefficients, "sobolev": sobolev} if method == "fafm" else {}
             policy, cost = train_policy(method, demos, steps=steps, batch_size=batch_size, seed=seed, device=where,
                                         threads=threads, observation=observation,
-                                        advance=lambda n, t=task: progress.advance(t, n), **options)
+                                        advance=bars.steps(method + suffix, steps), **options)
             save_policy(policy, out / f"{method}{suffix}.pt", cost=cost.as_dict(), data=provenance,
                         rates=list(rate_list), episodes=len({d.episode_index for d in demos}))
             costs.append(cost.as_dict() | {"model": method + suffix})
@@ -108,7 +99,7 @@ def train(
 @actions.command("eval")
 def eval_(
     models: Annotated[Path, typer.Option(help="The folder `neurips26 actions train` wrote.")] = Path("actions-models"),
-    out: Annotated[Path, typer.Option(help="Folder for the runs (lm-eval results + samples) and summary.json.")]
+    out: Annotated[Path, out_option("Folder for the runs (lm-eval results + samples) and summary.json.")]
     = Path("actions-eval"),
     rates: Annotated[str, typer.Option(help="Control rates to roll out at (Hz); the standard run is 10.")] = "10",
     episodes: Annotated[int, typer.Option(min=1, help="Seeds per run (the standard run: 50).")]
@@ -131,13 +122,13 @@ def eval_(
                         "train first")
     where, rate_list, rows = _device(device), _rates(rates), []
     seed_list = seeds(episodes)
-    with _progress(transient=True) as progress:
+    with progress() as bars:
         for path in paths:
             policy, info = load(path, where)
             for rate in rate_list:
-                task = progress.add_task(f"{path.stem} @ {rate:g} Hz", total=round(max_seconds * rate))
-                runs = rollouts(policy, seed_list, rate, max_seconds,
-                                advance=lambda n, _done, t=task: progress.advance(t, n))
+                label = f"{path.stem} @ {rate:g} Hz"
+                step = bars.steps(label, round(max_seconds * rate))
+                runs = rollouts(policy, seed_list, rate, max_seconds, advance=lambda n, _done, step=step: step(n))
                 settings = {"rate_hz": rate, "episodes": episodes, "first_seed": seed_list[0],
                             "max_seconds": max_seconds}
                 write_run(out / path.stem / f"{rate:g}hz", runs, model_name=f"pusht-{path.stem}",
@@ -145,7 +136,7 @@ def eval_(
                           data=info.get("data", {}), settings=settings, extra={"device": where})
                 rows.append({"method": path.stem, "rate_hz": rate, "n": len(runs), **summary(runs),
                              "training": info.get("cost", {})})
-                progress.remove_task(task)
+                bars.remove(label)
     log = out / "summary.json"
     previous = json.loads(log.read_text()) if log.is_file() else []
     keys = {(r["method"], r["rate_hz"]) for r in rows}
@@ -184,11 +175,12 @@ def compare(
 
 @actions.command()
 def codecs(
-    data: DATA = Path("pusht"),
+    data: DataOpt = None,
     steps: Annotated[int, typer.Option(min=2, help="Chunk length (samples at 10 Hz).")] = 16,
 ) -> None:
     """Round-trip error of every action codec (raw, binning, DCT at each K, FAST-style) on the demonstrations."""
-    trajectories = [d.action for split in ("train", "test") for d in demos_data.load(data, split)]
+    folder = resource_folder(data, "pusht")
+    trajectories = [d.action for split in ("train", "test") for d in demos_data.load(folder, split)]
     chunks = chunks_of(trajectories, steps)
     print(f"{len(chunks)} chunks of {steps} steps (pixels; numbers = values or non-zero tokens per chunk)")
     print(f"{'codec':8} {'setting':10} {'numbers':>8} {'RMSE px':>9}")
@@ -198,8 +190,8 @@ def codecs(
 
 @actions.command()
 def freeact(
-    data: DATA = Path("pusht"),
-    out: Annotated[Path, typer.Option(help="Folder for freeact.pt and freeact.json.")] = Path("actions-freeact"),
+    data: DataOpt = None,
+    out: Annotated[Path, out_option("Folder for freeact.pt and freeact.json.")] = Path("actions-freeact"),
     episodes: Annotated[int, typer.Option(min=1, help="Training episodes (frames decoded into memory).")] = 40,
     test_episodes: Annotated[int, typer.Option(min=1, help="Held-out episodes to evaluate and pseudo-label.")] = 29,
     steps: Annotated[int, typer.Option(min=1, help="Training steps.")] = 1500,
@@ -217,15 +209,15 @@ def freeact(
 
     from . import freeact as fa  # lazy: torch, only when a command runs
 
+    data = resource_folder(data, "pusht")
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     train_clips = fa.load_clips(data, "train", episodes, gap)
     test_clips = fa.load_clips(data, "test", test_episodes, gap)
     model = fa.LatentActionModel(codes=codes)
-    with _progress() as progress:
-        task = progress.add_task("FreeAct", total=steps)
+    with progress(transient=False) as bars:
         cost = fa.train(model, train_clips, steps, batch_size, seed=seed, align=align,
-                        advance=lambda n: progress.advance(task, n))
+                        advance=bars.steps("FreeAct", steps))
     report = fa.evaluate(model, train_clips, test_clips, cost["seconds"])
     out.mkdir(parents=True, exist_ok=True)
     torch.save({"state_dict": model.state_dict(), "codes": codes}, out / "freeact.pt")

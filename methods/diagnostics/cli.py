@@ -9,7 +9,8 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from neurips26 import models, settings
+from neurips26 import models
+from neurips26.options import DataOpt, DeviceOpt, ModelOpt, out_option, resource_folder
 from neurips26.output import Format, FormatOpt, emit
 from neurips26.stats import wilson
 
@@ -20,7 +21,7 @@ probe = typer.Typer(no_args_is_help=True, help="Layer-wise linear probes of a mo
 forensic = typer.Typer(no_args_is_help=True, help="Gated Forensic Memory: a relay from the most forensic layer "
                                                   "into the late layers of a frozen VLM.")
 
-OutOpt = Annotated[Path, typer.Option(help="Folder for the curve (JSON) and its plot.")]
+OutOpt = Annotated[Path, out_option("Folder for the curve (JSON) and its plot.")]
 VlmOpt = Annotated[Path | None, typer.Option(exists=True, help="A local Idefics3-style VLM folder (e.g. SmolVLM); "
                                                   "default: a small random Idefics3 (mechanics only, no trained "
                                                   "perception).")]
@@ -47,20 +48,19 @@ def _vlm(model: Path | None, device: str) -> VLM:
 
 
 @probe.command("text")
-def text(data: Annotated[Path | None, typer.Option(help="Folder of built datasets holding locus/.")] = None,
+def text(data: DataOpt = None,
          sections: Annotated[int, typer.Option(min=1, help="Sections with a penalty clause to probe.")] = 60,
-         model: Annotated[Path | None, typer.Option(help="A Hugging Face causal LM folder (default: the embedded "
-                                                         "SmolLM2-135M-Instruct).")] = None,
-         device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
+         model: ModelOpt = None, device: DeviceOpt = None,
          out: OutOpt = Path("probes"), fmt: FormatOpt = Format.table) -> None:
     """Where do a LOCUS section's penalty-clause tokens separate from the rest of its tokens?"""
     from transformers import AutoModelForCausalLM, AutoTokenizer  # lazy: heavy
 
-    folder = (data or settings.data_root()) / "locus"
+    folder = resource_folder(data, "locus")  # read before the model loads: a missing folder costs no load
+    texts = penalty.section_texts(folder)
     source = model or models.default_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(str(source))
     lm = AutoModelForCausalLM.from_pretrained(str(source)).to(models.device(device))
-    items = penalty.items(penalty.section_texts(folder), tokenizer)[:sections]
+    items = penalty.items(texts, tokenizer)[:sections]
     typer.echo(f"probing {len(items)} sections of {folder}", err=True)
     scores = probing.probe(probing.collect(lm, items, models.device(device)))
     emit(_curve_rows(scores), fmt, title=f"penalty-clause tokens, {len(items)} sections: probe AUC per layer")
@@ -72,8 +72,7 @@ def text(data: Annotated[Path | None, typer.Option(help="Folder of built dataset
 @probe.command("vision")
 def vision_probe(images: Annotated[int, typer.Option(min=1, help="Generated images (a third authentic).")] = 48,
                  model: VlmOpt = None, seed: Annotated[int, typer.Option(min=0, help="Generator seed.")] = 0,
-                 device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
-                 out: OutOpt = Path("probes"), fmt: FormatOpt = Format.table) -> None:
+                 device: DeviceOpt = None, out: OutOpt = Path("probes"), fmt: FormatOpt = Format.table) -> None:
     """Where do a VLM's tampered-region image tokens separate from the authentic ones?"""
     vlm = _vlm(model, models.device(device))
     items = vision.items(vlm, forgery.generate(images, seed=seed))

@@ -6,22 +6,22 @@ Registered in ``neurips26.cli`` as a sub-app: ``app.add_typer(fic, name="fic")``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from neurips26.corpora.fic.records import TASK_TYPES
-from rich.console import Console
-from rich.progress import MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from neurips26.errors import UserError
+from neurips26.options import DataOpt, DeviceOpt, out_option, resource_folder
+from neurips26.output import progress
 
 from .protocol import STANDARD_SIMULATIONS, STANDARD_TEMPERATURE
 from .simulator import SETTINGS
 
 fic = typer.Typer(help="Found in Conversation: sharded multi-turn evaluation and view-asymmetric self-distillation.",
                   no_args_is_help=True, add_completion=False)
-err = Console(stderr=True)
 
 
 def _names(text: str, known: tuple[str, ...], option: str) -> list[str]:
@@ -30,11 +30,6 @@ def _names(text: str, known: tuple[str, ...], option: str) -> list[str]:
     if unknown or not names:
         raise UserError(f"{option} {text!r}: choose from {', '.join(known)}")
     return names
-
-
-def _progress() -> Progress:
-    return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), MofNCompleteColumn(),
-                    TextColumn("model turns"), TimeElapsedColumn(), console=err, transient=True)
 
 
 @fic.command("eval")
@@ -54,10 +49,10 @@ def eval_(
     max_gen_toks: Annotated[int | None, typer.Option(min=1, help="Tokens per reply (default: per task type).")]
     = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Conversations per generate call.")] = 8,
-    device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
-    data: Annotated[Path | None, typer.Option(help="Folder holding the built fic folder.")] = None,
-    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
-    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("fic-eval"),
+    device: DeviceOpt = None,
+    data: DataOpt = None,
+    seed: Annotated[int, typer.Option(min=0, help="Sampling seed.")] = 0,
+    out: Annotated[Path, out_option("Output folder.")] = Path("fic-eval"),
 ) -> None:
     """Simulate every test instruction in each setting N times, score the final answers and write transcripts,
     lm-eval-shaped runs per task type (for `neurips26 submit`), summary.json (P, A, U with 95% intervals, the
@@ -69,15 +64,13 @@ def eval_(
 
     spec = EvalSpec(_names(tasks, TASK_TYPES, "--tasks"), _names(settings, SETTINGS, "--settings"), simulations,
                     limit, temperature=temperature, max_gen_toks=max_gen_toks)
+    root = resource_folder(data, "fic").parent  # the built folder, found before the model loads
     torch.manual_seed(seed)
     lm, args = backend.load(model, model_args, device=device, batch_size=batch_size)
     name = Path(str(args["pretrained"])).name if model_args is None else str(args["pretrained"])
-    with _progress() as progress:
-        def bar(label: str, total: int):
-            task = progress.add_task(label, total=None)
-            return lambda n: progress.advance(task, n)
-
-        summaries, _ = evaluate(lm, spec, out, model_name=name, model_args={"model": model, **args}, root=data, bar=bar)
+    with progress() as bars:
+        summaries, _ = evaluate(lm, spec, out, model_name=name, model_args={"model": model, **args}, root=root,
+                                bar=lambda label, total: bars.steps(f"{label}: model turns", total or None))
     print(report.table(summaries))
     figure = report.plot(summaries, out / "pau.png")
     print(f"transcripts, runs and summary.json in {out}/; plot: {figure}")
@@ -109,10 +102,10 @@ def distill(
     = STANDARD_TEMPERATURE,
     max_gen_toks: Annotated[int | None, typer.Option(min=1, help="Tokens per evaluated reply.")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Conversations per generate call.")] = 8,
-    device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
-    data: Annotated[Path | None, typer.Option(help="Folder holding the built fic folder.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of training order and sampling.")] = 0,
-    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("fic-distill"),
+    device: DeviceOpt = None,
+    data: DataOpt = None,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of training order and sampling.")] = 0,
+    out: Annotated[Path, out_option("Output folder.")] = Path("fic-distill"),
 ) -> None:
     """View-asymmetric self-distillation: evaluate, train the student on the multi-turn view to match the frozen
     teacher on the concatenated view (train split), evaluate again; report recovery = (P_sharded,after -
@@ -135,20 +128,20 @@ def distill(
                     temperature=temperature, max_gen_toks=max_gen_toks)
     if not {"full", "sharded"} <= set(spec.settings):
         raise UserError("--settings must include full and sharded (recovery compares them)")
-    train_rows = [row for t in task_types for row in instructions(t, "train", train_limit, data)[0]]
+    root = resource_folder(data, "fic").parent
+    train_rows = [row for t in task_types for row in instructions(t, "train", train_limit, root)[0]]
     if not train_rows:
         raise UserError(f"no train instructions for {tasks} (translation has no train part)")
     where = models.device(device)
     model, tokenizer, args = backend.load_transformers(model_args, where)
     name = Path(str(args["pretrained"])).name
     torch.manual_seed(seed)
-    with _progress() as progress:
-        def bar(label: str, total: int):
-            task = progress.add_task(label, total=total or None)
-            return lambda n: progress.advance(task, n)
+    with progress() as bars:
+        def bar(label: str, total: int) -> Callable[[int], None]:
+            return bars.steps(label, total or None)
 
         before, scores_before = evaluate(backend.wrap(model, tokenizer, batch_size), spec, out / "before",
-                                         model_name=name, model_args=args, root=data, bar=bar)
+                                         model_name=name, model_args=args, root=root, bar=bar)
         config = DistillConfig(steps=steps, lr=lr, lora=lora, lora_rank=lora_rank, max_new_tokens=max_new_tokens,
                                seed=seed, teacher_view=teacher_view, on_policy=on_policy)
         student, cost = train(model, tokenizer, train_rows, config, where, bar("distilling", steps))
@@ -157,7 +150,7 @@ def distill(
         torch.manual_seed(seed)
         after, scores_after = evaluate(backend.wrap(student, tokenizer, batch_size), spec, out / "after",
                                        model_name=f"{name}-fic-distilled",
-                                       model_args={"pretrained": str(out / "student")}, root=data, bar=bar)
+                                       model_args={"pretrained": str(out / "student")}, root=root, bar=bar)
     result = {"outcome": outcome(before, after, scores_before, scores_after), "cost": cost.as_dict(),
               "config": vars(config), "train_instructions": len(train_rows), "eval": vars(spec) | {"device": where}}
     (out / "distill.json").write_text(json.dumps(result, indent=1, default=list) + "\n", encoding="utf-8")

@@ -15,11 +15,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from neurips26.errors import UserError
-from neurips26.output import save_figure
+from neurips26.options import DataOpt, data_root, out_option, resource_folder
+from neurips26.output import progress, save_figure
 
 frameselect = typer.Typer(help="FrameSelect: compare frame selectors, replay stored selections, list components.",
                           no_args_is_help=True, add_completion=False)
@@ -50,11 +50,6 @@ def format_rows(rows: Sequence[dict[str, Any]], fmt: Format | str) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue().rstrip("\n")
-
-
-def _bar() -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=True)
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -128,8 +123,7 @@ def run(
     candidate_fps: Annotated[float, typer.Option(help="Candidate frames per second of video.")] = 10.0,
     seed: Annotated[int, typer.Option(help="Seed given to the selectors.")] = 0,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions with evidence.")] = None,
-    data: Annotated[Path | None, typer.Option(help="Folder holding built tar/ and clovr/ folders "
-                                                   "(default: <data>/tar and <data>/clovr, built).")] = None,
+    data: DataOpt = None,
     plot_path: Annotated[Path | None, typer.Option("--plot", help="PNG to write (default: "
                                                                   "frameselect-<benchmark>.png).")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write the result rows as JSON.")] = None,
@@ -141,18 +135,20 @@ def run(
                    ] = Format.table,
 ) -> None:
     """Run selectors at several budgets on a benchmark; print the comparison table (or the rows) and write a plot."""
-    from neurips26.methods.frameselect import SELECTORS, runner  # lazy: selectors load numpy/scipy; CLI start-up
+    from neurips26.methods.frameselect import BENCHMARKS, SELECTORS, runner  # lazy: numpy/scipy; CLI start-up
 
     names = [s.strip() for s in selectors.split(",") if s.strip()] if selectors else [*SELECTORS.names(),
                                                                                         runner.ROUTER]
     sizes = _ints(budgets, "--budgets")
+    wanted = [b.strip() for b in benchmark.split(",") if b.strip()]
+    for name in wanted:
+        BENCHMARKS.get(name)  # an unknown benchmark is refused before any work ...
+    folders = {name: resource_folder(data, name) for name in wanted}  # ... and so is an unbuilt one
     all_rows: list[dict[str, Any]] = []
-    for name in [b.strip() for b in benchmark.split(",") if b.strip()]:
-        with _bar() as bar:
-            task = bar.add_task(f"{name}: selecting", total=None)
-            _, rows, refused = runner.run(name, names, sizes, encoder, candidate_fps, seed,
-                                          data / name if data else None, limit, common=common,
-                                          progress=lambda d, t, task=task: bar.update(task, completed=d, total=t))
+    for name in wanted:
+        with progress() as bars:
+            _, rows, refused = runner.run(name, names, sizes, encoder, candidate_fps, seed, folders[name], limit,
+                                          common=common, progress=bars.track(f"{name}: selecting"))
         for selector, n in sorted(refused.items()):
             err.print(f"[yellow]{selector}[/yellow] refused {n} (question, budget) selection(s): the pool "
                       "lacks what it needs (e.g. query features for a question the encoder cannot embed)",
@@ -176,19 +172,17 @@ def replay(
     folder: Annotated[Path, typer.Argument(help="A folder written by `neurips26 build frameselect`.")],
     model: Annotated[str, typer.Option(help="Answering model: tiny-idefics3[-seed<k>], hf:<model id or folder>, "
                                             "or a model folder.")],
-    data: Annotated[Path | None, typer.Option(help="Folder holding the built tar/ and clovr/ folders the "
-                                                   "selections were made on (default: <data>/tar and <data>/clovr).")
-                    ] = None,
+    data: DataOpt = None,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Answer length in tokens.")] = 16,
     selectors: Annotated[str | None, typer.Option(help="Only these stored selectors (comma-separated).")] = None,
     budgets: Annotated[str | None, typer.Option(help="Only these stored budgets (comma-separated).")] = None,
 ) -> None:
-    """Answer the stored selections with another model (no selector runs) and add its rows to `results`."""
+    """Answer the stored selections with another model (no selector runs) and add its rows to `results`; the
+    videos are read from the built tar/ and clovr/ folders under --data."""
     from neurips26.methods.frameselect.tables import replay as replay_folder  # lazy: every selector; CLI start-up
 
-    with _bar() as bar:
-        task = bar.add_task(f"answering with {model}", total=None)
-        rows = replay_folder(folder, model, data, lambda d, t: bar.update(task, completed=d, total=t),
+    with progress() as bars:
+        rows = replay_folder(folder, model, data_root(data), bars.track(f"answering with {model}"),
                              selectors=[s.strip() for s in selectors.split(",")] if selectors else None,
                              budgets=_ints(budgets, "--budgets") if budgets else None, max_new_tokens=max_new_tokens)
     table = Table(title=f"answer-level results, {model}")
@@ -202,11 +196,12 @@ def replay(
 
 @frameselect.command("train-bgrpo")
 def train_bgrpo(
-    data: Annotated[Path, typer.Option(help="A built folder of the benchmark's TRAIN questions (never the ones you "
-                                            "evaluate on), e.g. `neurips26 generate clovr --seed 1` then build.")],
-    benchmark: Annotated[str, typer.Option(help="Benchmark reader of --data: clovr or tar.")] = "clovr",
-    out: Annotated[Path | None, typer.Option(help="Model folder to write (default: <cache>/frameselect/bgrpo, "
-                                                  "which the bgrpo selector reads when given no model=).")] = None,
+    train_folder: Annotated[Path, typer.Option(
+        "--train", help="A built folder of the benchmark's TRAIN questions (never the ones you evaluate on), e.g. "
+                        "`neurips26 generate clovr --seed 1` then build.")],
+    benchmark: Annotated[str, typer.Option(help="Benchmark reader of --train: clovr or tar.")] = "clovr",
+    out: Annotated[Path | None, out_option("Model folder to write (default: <cache>/frameselect/bgrpo, which the "
+                                           "bgrpo selector reads when given no model=).")] = None,
     members: Annotated[int, typer.Option(min=1, help="Posterior ensemble members.")] = 5,
     epochs: Annotated[int, typer.Option(min=0, help="GRPO passes over the train questions (0: saliency only).")] = 3,
     group: Annotated[int, typer.Option(min=2, help="GRPO group size (picks per question per step).")] = 8,
@@ -222,25 +217,26 @@ def train_bgrpo(
 ) -> None:
     """Train the Bayesian GRPO selector (bgrpo) on a train split and write a Hub-ready model folder."""
     from neurips26.methods.frameselect.answerers import answerer as answering  # lazy: transformers; CLI start-up
+    from neurips26.methods.frameselect.benchmarks import built_folder  # lazy: CLI start-up
     from neurips26.methods.frameselect.bgrpo import Config, card, train  # lazy: scipy; CLI start-up
     from neurips26.methods.frameselect.bgrpo.data import examples  # lazy: reads video; CLI start-up
     from neurips26.methods.frameselect.bgrpo.reward import AnswerReward  # lazy: CLI start-up
     from neurips26.methods.frameselect.runner import default_cache  # lazy: every selector; CLI start-up
     from neurips26.methods.frameselect.selectors.bgrpo import default_model  # lazy: CLI start-up
 
+    for folder in (train_folder, calibration):  # built folders, checked before the answerer loads
+        if folder is not None:
+            built_folder(benchmark, folder)
     model = answering(answerer)
-    with _bar() as bar:
-        task = bar.add_task("pools", total=None)
-        train_set = examples(benchmark, data, candidate_fps, cache=default_cache(), answerer=model,
-                             progress=lambda d, t: bar.update(task, completed=d, total=t))
+    with progress() as bars:
+        train_set = examples(benchmark, train_folder, candidate_fps, cache=default_cache(), answerer=model,
+                             progress=bars.track("pools"))
         reward = AnswerReward()
         if calibration is not None and epochs > 0:
             reward.fit(examples(benchmark, calibration, candidate_fps, cache=default_cache(), answerer=model), budget)
-        task = bar.add_task("training", total=None)
         posterior = train(train_set, reward, Config(members=members, epochs=epochs, group=group, budget=budget,
-                                                    seed=seed),
-                          progress=lambda d, t: bar.update(task, completed=d, total=t))
-    folder = posterior.save(out or default_model(), card(posterior, len(train_set), f"{benchmark} at {data}",
+                                                    seed=seed), progress=bars.track("training"))
+    folder = posterior.save(out or default_model(), card(posterior, len(train_set), f"{benchmark} at {train_folder}",
                                                          reward=f"{model.name}, confidence {reward.confidence:.3f}"))
     for h in posterior.history:
         err.print(f"member {h['member']} epoch {h['epoch']}: reward {h['reward']:.4f}, KL {h['kl']:.4f}",

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from neurips26.options import out_option
+from neurips26.output import progress
 from neurips26.settings import REPO_ROOT
 
 from . import bench, protocol, report
@@ -25,7 +25,6 @@ from .training import GEOMETRY_METHODS, SCALES, read_metrics
 geometry = typer.Typer(help="Geometry evaluators (segmentation boundaries, Fourier contours, motion diversity, "
                             "surface reconstruction) and the papers' trainable methods.", no_args_is_help=True,
                        add_completion=False)
-err = Console(stderr=True)
 SHARED = REPO_ROOT.parent / "shared" / "data"
 
 
@@ -42,32 +41,26 @@ class Family(StrEnum):
 def train_(
     method: Annotated[str, typer.Argument(help="The method to train (see --help of `geometry methods`).")],
     scale: Annotated[str, typer.Option(help=f"Size of the run: {', '.join(SCALES)} (large: for a GPU).")] = "tiny",
-    out: Annotated[Path, typer.Option(help="Folder for the checkpoint and metrics.json.")] = Path("geometry-train"),
+    out: Annotated[Path, out_option("Folder for the checkpoint and metrics.json.")] = Path("geometry-train"),
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
-    data: Annotated[Path | None, typer.Option(help="Your own data instead of the generated set, for the methods "
-                                                   "that read it (fractal-g: a folder of images/ and masks/ PNGs).")]
-    = None,
+    own_data: Annotated[Path | None, typer.Option(
+        "--own-data", help="Your own data instead of the generated set, for the methods that read it (fractal-g: a "
+                           "folder of images/ and masks/ PNGs).")] = None,
 ) -> None:
     """Train METHOD at --scale; write its checkpoint and a JSON of its metrics beside its baselines'."""
     if scale not in SCALES:
         raise GeometryError(f"--scale {scale!r}: use one of {', '.join(SCALES)}")
     trainer = GEOMETRY_METHODS.get(method)
     options: dict[str, Any] = {}
-    if data is not None:
+    if own_data is not None:
         if "data" not in inspect.signature(trainer).parameters:
-            raise GeometryError(f"--data: {method} trains on its own generated or shared data only")
-        if not data.is_dir():
-            raise GeometryError(f"--data {data}: not a folder")
-        options["data"] = data
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
-        task = progress.add_task(f"{method} ({scale})", total=None)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
-        metrics = trainer(scale, out, seed=seed, device=device, progress=advance, **options)
+            raise GeometryError(f"--own-data: {method} trains on its own generated or shared data only")
+        if not own_data.is_dir():
+            raise GeometryError(f"--own-data {own_data}: not a folder")
+        options["data"] = own_data
+    with progress() as bars:
+        metrics = trainer(scale, out, seed=seed, device=device, progress=bars.track(f"{method} ({scale})"), **options)
     _print_rows(metrics)
     print(f"checkpoint and metrics.json in {out}")
 
@@ -142,10 +135,12 @@ def eval_(
 @geometry.command("bench")
 def bench_(
     family: Annotated[Family, typer.Argument(help="Which evaluator family to run.")],
-    out: Annotated[Path, typer.Option(help="Folder for the runs (one per baseline), summary.json, the table and "
-                                           "the plot.")] = Path("geometry-bench"),
-    ecg: Annotated[Path, typer.Option(help="motion: folder with the wfdb records.")] = SHARED / "ecg",
-    meshes: Annotated[Path, typer.Option(help="surfaces: folder with the meshes.")] = SHARED / "meshes",
+    out: Annotated[Path, out_option("Folder for the runs (one per baseline), summary.json, the table and the "
+                                    "plot.")] = Path("geometry-bench"),
+    ecg: Annotated[Path | None, typer.Option(help="motion: folder with the wfdb records (default: "
+                                                  "../shared/data/ecg).")] = None,
+    meshes: Annotated[Path | None, typer.Option(help="surfaces: folder with the meshes (default: "
+                                                     "../shared/data/meshes).")] = None,
     quick: Annotated[bool, typer.Option(help="A small, unranked run (fewer shapes/subjects/meshes/points).")]
     = False,
 ) -> None:
@@ -155,16 +150,15 @@ def bench_(
     if quick:
         settings.update({"segmentation": {"shapes": 3, "scales": [0.5, 1.0]}, "contours": {"subjects": 8},
                          "motion": {}, "surfaces": {"samples": 3000}}[family.value])
+    for option, value, owner in (("--ecg", ecg, Family.motion), ("--meshes", meshes, Family.surfaces)):
+        if value is not None and family is not owner:
+            raise GeometryError(f"{option} applies to the {owner.value} family only")
+    ecg, meshes = ecg or SHARED / "ecg", meshes or SHARED / "meshes"
     needed = {Family.motion: ("--ecg", ecg), Family.surfaces: ("--meshes", meshes)}.get(family)
     if needed and not needed[1].is_dir():
         raise GeometryError(f"{needed[0]} {needed[1]}: not a folder (the real data lives in ../shared/data)")
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
-        task = progress.add_task(family.value, total=None)
-
-        def advance() -> None:
-            progress.advance(task)
-
+    with progress() as bars:
+        advance = bars.steps(family.value)
         if family is Family.segmentation:
             runs, data = bench.run_segmentation(settings, advance=advance)
         elif family is Family.contours:

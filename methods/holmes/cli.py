@@ -11,10 +11,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from neurips26.errors import UserError
+from neurips26.options import DataOpt, out_option, resource_folder
+from neurips26.output import progress
 
 holmes = typer.Typer(help="HOLMES: evidence-slot filling over a binding graph for cross-video questions (CLoVR).",
                      no_args_is_help=True, add_completion=False)
@@ -69,14 +70,14 @@ def run(
     = "oracle,descriptor",
     budgets: Annotated[str, typer.Option(help="Comma-separated frame budgets per question.")] = "8,16,32",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
-    data: Annotated[Path | None, typer.Option(help="A built CLoVR folder (default: <data>/clovr).")] = None,
+    data: DataOpt = None,
     scenes: Annotated[Path | None, typer.Option(help="The generated release's scenes/ folder (oracle perception "
                                                      "and the truth for slot F1, bindings and calibration; default: "
                                                      "the generator's default release).")] = None,
     model: Annotated[str | None, typer.Option(help="vlm perception: tiny-idefics3[-seed<k>] or hf:<VLM>.")] = None,
     candidate_fps: Annotated[float, typer.Option(min=0.1, help="Candidate frames per second of video.")] = 2.0,
-    out: Annotated[Path | None, typer.Option(help="Write results.json and answers.jsonl (answers with their "
-                                                  "certificates and graph edges) here.")] = None,
+    out: Annotated[Path | None, out_option("Write results.json and answers.jsonl (answers with their certificates "
+                                           "and graph edges) here.")] = None,
 ) -> None:
     """Answer CLoVR questions with HOLMES and with uniform frames (same perception and readout); print the table."""
     from neurips26.methods.frameselect.runner import default_cache  # lazy: every selector; CLI start-up
@@ -84,13 +85,11 @@ def run(
     from . import evaluate  # lazy: frameselect and the CLoVR reader; CLI start-up
 
     sizes = _list(budgets, "--budgets", int)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
-        task = bar.add_task("answering", total=None)
-        rows, records = evaluate.evaluate(data, _list(perception, "--perception"), sizes, scenes=_scenes(scenes),
+    folder = resource_folder(data, "clovr")
+    with progress() as bars:
+        rows, records = evaluate.evaluate(folder, _list(perception, "--perception"), sizes, scenes=_scenes(scenes),
                                           limit=limit, candidate_fps=candidate_fps, model=model,
-                                          cache=default_cache(),
-                                          progress=lambda d, t: bar.update(task, completed=d, total=t))
+                                          cache=default_cache(), progress=bars.track("answering"))
     console.print(level_table(rows, sizes))
     calib = [r for r in rows if r["scope"] == "calibration" and r["method"] == "holmes"]
     for r in calib:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import shlex
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 
+from neurips26.options import ModelOpt, out_option
+from neurips26.output import progress
+
 
 def ipg(
-    model: Annotated[str | None, typer.Option(
-        help="Model folder or Hub name (default: the embedded SmolLM2-135M-Instruct).")] = None,
+    model: ModelOpt = None,
     task: Annotated[str, typer.Option(
         help="arithmetic (generated word problems), arithmetic:STEPS, or a JSONL file of {question, answer}.")]
     = "arithmetic",
@@ -47,7 +49,7 @@ def ipg(
     batch_rows: Annotated[int, typer.Option(help="Trajectories per batched model pass.")] = 64,
     seed: Annotated[int, typer.Option(min=0, help="Seed for problems and sampling.")] = 0,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
-    out: Annotated[Path, typer.Option(help="Output folder (Hub-ready dataset + ipg.png).")] = Path("ipg"),
+    out: Annotated[Path, out_option("Output folder (Hub-ready dataset + ipg.png).")] = Path("ipg"),
 ) -> None:
     """Integrated Policy Gradient: attribute a task's outcome (e.g. a correct final answer) to MLP neurons.
 
@@ -57,7 +59,6 @@ def ipg(
     ablates and amplifies the top-k, and writes a ranked table (Hub-ready folder) and a plot to --out.
     """
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from .run import Settings, parse_layers, run  # lazy: torch, so the command line starts without it
@@ -68,19 +69,15 @@ def ipg(
                         command=shlex.join(["neurips26", "ipg", *sys.argv[1:][sys.argv[1:2] == ["ipg"]:]]))
     settings.check()
     console = Console()
-    started = time.perf_counter()
-    tasks: dict[str, int] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
-        def progress(description: str, step: int, total: int) -> None:
-            if description not in tasks:
-                tasks[description] = bar.add_task(description, total=total)
-            bar.advance(tasks[description], step)
-            if not console.is_terminal:  # a log file: one line per step
-                done = int(bar.tasks[tasks[description]].completed)
-                console.print(f"{description}: {done}/{total} ({time.perf_counter() - started:.0f} s)")
+    with progress(lines=True) as bars:  # off a terminal (a log file): a line per tenth of each stage
+        stages: dict[str, Callable[[int], None]] = {}
 
-        result = run(settings, out, progress)
+        def advance(description: str, step: int, total: int) -> None:
+            if description not in stages:
+                stages[description] = bars.steps(description, total)
+            stages[description](step)
+
+        result = run(settings, out, advance)
 
     table = Table(title=f"top components by IPG ({result['meta']['model_name']}, {task})")
     for column in ("rank", "component", "ipg", "stderr", "activation", "grad_x_act", "integrated_gradients"):

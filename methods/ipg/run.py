@@ -110,13 +110,33 @@ def load_task(spec: str, n: int, seed: int) -> list[tuple[str, str]]:
     return pairs
 
 
+def model_source(name: str | None) -> str:
+    """The folder or Hub name ``--model`` names (default: the embedded model's folder)."""
+    if name is not None and not Path(name).exists() and name.count("/") != 1:
+        raise UserError(f"--model {name!r} is neither a folder nor a Hub name ORG/NAME")
+    return str(models.default_model_dir()) if name is None else name
+
+
+def check_sites(settings: Settings) -> None:
+    """``--layers`` and ``--module`` (or the SAE's layer) against the model's architecture, built without weights
+    on the meta device from its config: a bad value is refused before the weights load."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        skeleton = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model_source(settings.model)))
+    blocks = decoder_layers(skeleton)
+    layers = settings.layers if settings.layers is not None else [len(blocks) // 2]
+    if settings.sae is None:
+        neuron_sites(skeleton, layers, settings.module)
+    elif not 0 <= layers[0] < len(blocks):
+        raise UserError(f"layer {layers[0]} out of range: the model has layers 0..{len(blocks) - 1}")
+
+
 def load_model(name: str | None, device: str) -> tuple[Any, Any, str]:
     """(model in float32 on ``device``, tokenizer, local folder or name)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    source = str(models.default_model_dir()) if name is None else name
-    if name is not None and not Path(name).exists() and name.count("/") != 1:
-        raise UserError(f"--model {name!r} is neither a folder nor a Hub name ORG/NAME")
+    source = model_source(name)
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
     return model.to(models.device(None if device == "auto" else device)), tokenizer, source
@@ -155,6 +175,14 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
         raise FileExistsError(f"{out}: exists, is not empty and is not an earlier IPG output; choose another --out")
     started = time.perf_counter()
     advance = progress or (lambda description, step, total: None)
+    n = settings.problems  # every input is read and checked before the model's weights load
+    pairs = load_task(settings.task, 2 * n if settings.validate and settings.heldout else n, settings.seed)
+    held = pairs[n:] if settings.validate and settings.heldout else pairs
+    pairs = pairs[:n]
+    if not held:
+        raise UserError(f"{settings.task}: no problems left after the first {n} for held-out validation; "
+                         "give fewer --problems or use --in-sample")
+    check_sites(settings)
     model, tokenizer, source = load_model(settings.model, settings.device)
     n_layers = len(decoder_layers(model))
     layers = settings.layers if settings.layers is not None else [n_layers // 2]
@@ -163,13 +191,6 @@ def run(settings: Settings, out: Path, progress: Progress | None = None) -> dict
         sites = [sae_site(model, layers[0], SAE.load(settings.sae, d_model), settings.sae_site)]
     else:
         sites = neuron_sites(model, layers, settings.module)
-    n = settings.problems
-    pairs = load_task(settings.task, 2 * n if settings.validate and settings.heldout else n, settings.seed)
-    held = pairs[n:] if settings.validate and settings.heldout else pairs
-    pairs = pairs[:n]
-    if not held:
-        raise UserError(f"{settings.task}: no problems left after the first {n} for held-out validation; "
-                         "give fewer --problems or use --in-sample")
     prompts = [torch.tensor(arithmetic.prompt_ids(tokenizer, q)) for q, _ in pairs]
     answers = [a for _, a in pairs]
     references = [torch.tensor(tokenizer(arithmetic.reference(a), add_special_tokens=False)["input_ids"])

@@ -8,13 +8,16 @@ from typing import Annotated
 import typer
 
 from neurips26.errors import UserError
+from neurips26.options import DataOpt, check_target_file, resource_folder
+from neurips26.output import progress
 
 from . import fines
 
 score = typer.Typer(help="LOCUS analysis layer: function, topic, substantive, four scores and fines per section.",
                     no_args_is_help=True, add_completion=False)
 
-ModelOpt = Annotated[list[str] | None, typer.Option(
+BACKENDS = ("default", "modernbert")
+AxisModelOpt = Annotated[list[str] | None, typer.Option(
     "--model", help="modernbert backend: AXIS=HUB_ID_OR_FOLDER (repeatable; axes: substantive, opacity, "
                     "paternalism, enforcement_discretion, problem_salience). Default: all LocalLaws models.")]
 GoldOpt = Annotated[Path | None, typer.Option(
@@ -38,19 +41,17 @@ def parse_models(values: list[str] | None) -> dict[str, str] | None:
     return out
 
 
-def _bar(description: str):
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(TextColumn(f"[bold]{description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True)
+def _backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise UserError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    return backend
 
 
 @score.command("locus")
 def score_locus(
-    data: Annotated[Path, typer.Option(help="Built LOCUS folder, or the folder holding ./locus.")] = Path("."),
+    data: DataOpt = None,
     backend: Annotated[str, typer.Option(help="default (CPU, nothing downloaded) or modernbert.")] = "default",
-    model: ModelOpt = None,
+    model: AxisModelOpt = None,
     batch_size: Annotated[int, typer.Option(min=1, help="modernbert: sections per forward pass.")] = 16,
 ) -> None:
     """Score every section of a built LOCUS folder: write the scores config and refresh locus_v1."""
@@ -58,13 +59,9 @@ def score_locus(
 
     from .score import score_folder  # lazy: CLI start-up (numpy, pyarrow)
 
-    folder = data if (data / "manifest.json").is_file() else data / "locus"
-    if not (folder / "manifest.json").is_file():
-        raise FileNotFoundError(f"no built LOCUS folder at {data} or {data / 'locus'} (run: neurips26 build locus)")
-    with _bar(f"scoring ({backend})") as bar:
-        task = bar.add_task("score", total=None)
-        table = score_folder(folder, backend, parse_models(model), batch_size,
-                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+    folder, models = resource_folder(data, "locus"), parse_models(model)
+    with progress() as bars:
+        table = score_folder(folder, _backend(backend), models, batch_size, progress=bars.track(f"scoring ({backend})"))
     counts = table.group_by("function").aggregate([("section_id", "count")]).to_pylist()
     summary = ", ".join(f"{c['function']} {c['section_id_count']}" for c in sorted(counts, key=lambda c: c["function"]))
     Console().print(f"[green]scored[/green] {table.num_rows:,} sections of {folder} ({table['backend'][0]}): "
@@ -76,7 +73,7 @@ def score_locus(
 def score_gold(
     gold: GoldOpt = None,
     backend: Annotated[str, typer.Option(help="default or modernbert.")] = "default",
-    model: ModelOpt = None,
+    model: AxisModelOpt = None,
     weak: Annotated[Path | None, typer.Option(
         help="default: a built LOCUS folder whose weak labels join the heads' training (as for the shipped heads).")]
     = None,
@@ -89,17 +86,20 @@ def score_gold(
     from . import gold as g  # lazy: CLI start-up (numpy, pyarrow)
     from .score import modernbert_labels  # lazy: CLI start-up (numpy, pyarrow)
 
+    models = parse_models(model)  # every value checked before the gold set is read and scored
+    if models and _backend(backend) != "modernbert":
+        raise UserError("--model goes with --backend modernbert (the default backend has no models to choose)")
+    if plot is not None:
+        check_target_file(plot, "--plot")
     rows = g.read_gold(gold or g.default_gold_dir())
     if backend == "default":
-        with _bar("embedding and cross-validating") as bar:
-            bar.add_task("cross-validate", total=None)
+        with progress() as bars:
+            bars.track("embedding and cross-validating")(0)
             pred = g.default_predictions(rows, weak)
-    elif backend == "modernbert":
-        headings, texts = [r["heading"] for r in rows], [r["text"] for r in rows]
-        pred, _ = modernbert_labels(headings, texts, parse_models(model), 16)
-        pred |= {k: [getattr(fines.extract(t), k) for t in texts] for k in ("max_fine_usd", "max_jail_days")}
     else:
-        raise UserError(f"backend {backend!r} is not one of default, modernbert")
+        headings, texts = [r["heading"] for r in rows], [r["text"] for r in rows]
+        pred, _ = modernbert_labels(headings, texts, models, 16)
+        pred |= {k: [getattr(fines.extract(t), k) for t in texts] for k in ("max_fine_usd", "max_jail_days")}
     lines = g.evaluate(rows, pred)
     table = Table(title=f"LOCUS gold dev ({len(rows)} sections), backend {backend}")
     for column in ("field", "metric", "backend", "annotators (ceiling)", "majority baseline", "n", "note"):
@@ -115,20 +115,24 @@ def score_gold(
 
 @score.command("train-heads")
 def train_heads(
-    data: Annotated[Path, typer.Option(help="Built LOCUS folder whose sections give the weak labels.")],
+    data: DataOpt = None,
     gold: GoldOpt = None,
     out: Annotated[Path | None, typer.Option(help="Where to write the heads (default: the shipped heads.npz).")]
     = None,
 ) -> None:
-    """Retrain the default backend's heads on the gold dev part and a corpus's weak labels."""
+    """Retrain the default backend's heads on the gold dev part and the weak labels of a built LOCUS folder's
+    sections (--data)."""
     from rich.console import Console
 
     from . import gold as g  # lazy: CLI start-up (numpy, pyarrow)
     from . import heads  # lazy: CLI start-up (numpy, pyarrow)
 
-    with _bar("embedding and training") as bar:
-        bar.add_task("train", total=None)
-        trained = heads.train(gold or g.default_gold_dir(), data, out or heads.HEADS_FILE)
+    folder = resource_folder(data, "locus")
+    if out is not None:
+        check_target_file(out, "--out")
+    with progress() as bars:
+        bars.track("embedding and training")(0)
+        trained = heads.train(gold or g.default_gold_dir(), folder, out or heads.HEADS_FILE)
     Console().print(f"heads: {out or heads.HEADS_FILE} ({trained.info['n_gold']} gold, "
                     f"{trained.info['n_weak']} weak rows)", highlight=False)
 

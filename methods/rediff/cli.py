@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from neurips26.errors import UserError
+from neurips26.options import out_option
+from neurips26.output import progress
 
 from .cascade import speeds, summarise
 from .data import evaluation_set
@@ -25,7 +25,6 @@ from .schedule import Schedule
 
 rediff = typer.Typer(help="ReDiff: error cascades in parallel decoding of a masked-diffusion LM, and the refiner.",
                      no_args_is_help=True, add_completion=False)
-err = Console(stderr=True)
 BASE, REFINER = "base.pt", "rediff.pt"
 DEFAULT = Schedule()
 
@@ -52,7 +51,7 @@ def _ks(text: str | None, length: int) -> list[int]:
 
 @rediff.command()
 def train(
-    out: Annotated[Path, typer.Option(help="Folder for base.pt, rediff-stage1.pt, rediff.pt and training.json.")]
+    out: Annotated[Path, out_option("Folder for base.pt, rediff-stage1.pt, rediff.pt and training.json.")]
     = Path("rediff-models"),
     digits: Annotated[int, typer.Option(min=1, max=17, help="Digits per operand of the addition problems.")]
     = DEFAULT.digits,
@@ -76,13 +75,8 @@ def train(
 
     schedule = Schedule(digits, steps, stage1_steps, stage2_steps, batch_size, dim, layers)
     where = _device(device)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err) as progress:
-        def bar(name: str, total: int):
-            task = progress.add_task(name, total=total)
-            return lambda n: progress.advance(task, n)
-
-        arms = train_arms(schedule, seed, where, bar)
+    with progress(transient=False) as bars:
+        arms = train_arms(schedule, seed, where, bars.steps)
     costs = {arm: [c.as_dict() for c in arm_costs] for arm, arm_costs in arms.costs.items()}
     save(arms.base, out / BASE, "base", {"costs": costs["base"]})
     save(arms.stage1, out / "rediff-stage1.pt", "rediff-stage1", {"costs": costs["rediff"][:2]})
@@ -101,7 +95,7 @@ def train(
 @rediff.command("eval")
 def eval_(
     models: Annotated[Path, typer.Option(help="The folder `neurips26 rediff train` wrote.")] = Path("rediff-models"),
-    out: Annotated[Path, typer.Option(help="Folder for the results, samples, curves.json and the plot.")]
+    out: Annotated[Path, out_option("Folder for the results, samples, curves.json and the plot.")]
     = Path("rediff-eval"),
     tokens_per_step: Annotated[str | None, typer.Option(
         help="Comma-separated tokens committed per step (default 1, 2, 4, ... and the whole answer).")] = None,
@@ -122,9 +116,8 @@ def eval_(
     ks = _ks(tokens_per_step, data.answer_length)
     decoders = {"base": (base, False, models / BASE), "rediff": (refiner, True, models / REFINER)}
     curves: dict[str, list[dict]] = {}
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
-        task = progress.add_task("decoding", total=len(ks) * len(decoders))
+    with progress() as bars:
+        advance = bars.steps("decoding", len(ks) * len(decoders))
         for name, (model, revises, path) in decoders.items():
             for k in ks:
                 trace = decode(TorchDenoiser(model, revises=revises), data.prompts, data.answer_length, k)
@@ -132,7 +125,7 @@ def eval_(
                 write_run(out / name / f"k{k}", data, trace, summary, f"rediff-{name}",
                           {"path": str(path), "revise": revises, **model.config}, {"device": where})
                 curves.setdefault(name, []).append({"decoder": name, **summary})
-                progress.advance(task)
+                advance()
     training = {"base": base_info.get("costs", []), "rediff": info.get("costs", [])}
     (out / "curves.json").write_text(json.dumps({**curves, "training": training}, indent=1))
     figure = plot(curves, out / "speed_quality.png")

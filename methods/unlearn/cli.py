@@ -8,16 +8,16 @@ from typing import Annotated, Literal
 
 import typer
 
+from neurips26.options import DataOpt, DeviceOpt, ModelOpt, out_option
+
 
 def unlearn(
     method: Annotated[str, typer.Option(
         help="Method(s), comma-separated, or 'all': reference, refusal, ga, gd, npo, rolemoe.")] = "npo",
     split: Annotated[Literal["forget01", "forget05", "forget10"], typer.Option(help="Forget set.")] = "forget05",
-    model: Annotated[str | None, typer.Option(
-        help="Any transformers causal LM (id or folder); default the embedded SmolLM2-135M-Instruct.")] = None,
-    data: Annotated[Path | None, typer.Option(
-        help="Built rolebench_unlearn folder, or the folder holding it (default: as for the tasks).")] = None,
-    out: Annotated[Path, typer.Option(help="Results go to OUT/<split>/<method>/.")] = Path("unlearn"),
+    model: ModelOpt = None,
+    data: DataOpt = None,
+    out: Annotated[Path, out_option("Results go to OUT/<split>/<method>/.")] = Path("unlearn"),
     full: Annotated[bool, typer.Option("--full/--lora", help="Train all weights instead of a LoRA adapter.")] = False,
     steps: Annotated[int, typer.Option(min=1, help="Optimizer steps.")] = 12,
     batch_size: Annotated[int, typer.Option(min=1, help="Examples per step (forget; and retain).")] = 4,
@@ -44,7 +44,7 @@ def unlearn(
     = 24,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Tokens generated per response.")] = 48,
     eval_batch_size: Annotated[int, typer.Option(min=1, help="Prompts per generation batch.")] = 16,
-    device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
+    device: DeviceOpt = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed for the order of training examples.")] = 0,
 ) -> None:
     """Unlearn the target roles of a forget set with baselines; write each model (or adapter) and its evaluation.

@@ -11,7 +11,6 @@ asked for, so ``neurips26 --help`` imports no builder.
 from __future__ import annotations
 
 import inspect
-import time
 import types
 import typing
 from collections.abc import Callable
@@ -21,33 +20,17 @@ from typing import Annotated, Any
 import typer
 import typer.core
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer._click import Command, Context  # typer vendors click: its classes and exceptions live here
 from typer._click.exceptions import NoSuchOption
 
 from neurips26.corpora import RESOURCES
 from neurips26.errors import UserError
-from neurips26.output import console, err
-
-from .guard import check_target_folder
+from neurips26.options import check_target_folder
+from neurips26.output import console, progress
 
 COMMON = ("raw", "out", "workers", "progress")
 PLAIN = (bool, int, float, str, Path)
 SHOWN_PROBLEMS = 10  # a build's problem lines printed; the rest are counted
-
-
-class PlainProgress:
-    """A build's progress as plain lines on stderr (no terminal): the first step, every further tenth, the end."""
-
-    def __init__(self, label: str) -> None:
-        self.label, self.start, self.shown = label, time.monotonic(), -1
-
-    def __call__(self, done: int, total: int | None) -> None:
-        tenth = 10 * done // total if total else -1
-        if tenth > self.shown or (self.shown < 0 and done):
-            self.shown = max(tenth, 0)
-            of = f"/{total}" if total else ""
-            err.print(f"{self.label}: {done}{of} ({time.monotonic() - self.start:.0f} s)", highlight=False)
 
 
 def run_build(resource: str, build: Callable[..., Any], raw: Path | None, out: Path | None, workers: int,
@@ -57,14 +40,8 @@ def run_build(resource: str, build: Callable[..., Any], raw: Path | None, out: P
         raise UserError(f"{raw}: raw folder not found")
     out = out or Path(resource)
     check_target_folder(out, "--out")
-    if not err.is_terminal:  # a log file or a pipe: a line per tenth of the work, so long builds are visible
-        report = build(raw=raw, out=out, workers=workers, progress=PlainProgress(f"building {resource}"), **options)
-    else:
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, transient=True) as bar:
-            task = bar.add_task(f"building {resource}", total=None)
-            report = build(raw=raw, out=out, workers=workers,
-                           progress=lambda done, total: bar.update(task, completed=done, total=total), **options)
+    with progress(lines=True) as bars:  # off a terminal: a line per tenth of the work, so long builds are visible
+        report = build(raw=raw, out=out, workers=workers, progress=bars.track(f"building {resource}"), **options)
     console.print(f"[green]built[/green] {escape(str(out))}: {escape(report.summary())}", highlight=False)
     problems: list[str] = report.problems  # the neurips26.buildreport.BuildReport contract
     for line in problems[:SHOWN_PROBLEMS]:

@@ -23,14 +23,13 @@ from neurips26.errors import UnknownNameError, UserError
 from neurips26.hub import push as run_push
 from neurips26.hub import push_plan
 from neurips26.hubfolder import read_table
+from neurips26.options import DataOpt
 from neurips26.output import Format, FormatOpt, console, emit, err, terminal_safe
 from neurips26.search import Filters
 from neurips26.search import search as run_search
 from neurips26.settings import resolve_data
 from neurips26.sql import Limits, QueryError, Session, dataset_folders, split_statements
 
-DataOpt = Annotated[Path | None, typer.Option(
-    "--data", help="Folder holding the built dataset folders (default: $NEURIPS26_DATA, else ., else the cache).")]
 FIPS = re.compile(r"\d{5}")
 
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from neurips26.methods.diagnostics import report
+from neurips26.options import DataOpt, DeviceOpt
 from neurips26.output import Format, FormatOpt, emit
 from neurips26.results import Run, read_run
 
@@ -46,8 +47,8 @@ def diagnose(
     against: Annotated[Path | None, typer.Option(help="Another run's folder: compare signature by signature.")] = None,
     counterfactual: Annotated[int, typer.Option(help="Re-run this many failed documents per task without their "
                                                      "evidence (0: no re-runs; loads the run's model).")] = 0,
-    data: Annotated[Path | None, typer.Option(help="Folder of built datasets, for the re-runs.")] = None,
-    device: Annotated[str | None, typer.Option(help="cuda or cpu for the re-runs (default: cuda if present).")] = None,
+    data: DataOpt = None,
+    device: DeviceOpt = None,
     plot: Annotated[Path | None, typer.Option(help="Write the signature bars to this PNG.")] = None,
     all_rows: Annotated[bool, typer.Option("--all", help="Every (task, signature), not only those that fire.")] = False,
     fmt: FormatOpt = Format.table,

@@ -13,6 +13,7 @@ from rich.text import Text
 from neurips26 import models
 from neurips26.errors import UserError
 from neurips26.leaderboard.cli import submit as submit_results
+from neurips26.options import DataOpt, DeviceOpt
 from neurips26.output import console, err
 from neurips26.results import parse_model_args, parse_run, summarise
 from neurips26.settings import resolve_data
@@ -63,8 +64,8 @@ def eval_(
     num_fewshot: Annotated[int | None, typer.Option(min=0, help="Few-shot examples (from the train split).")] = None,
     batch_size: Annotated[str, typer.Option(help="Batch size, or 'auto'.")] = "1",
     output: Annotated[Path, typer.Option(help="Where lm-eval's results and samples files go.")] = Path("results"),
-    device: Annotated[str | None, typer.Option(help="cuda or cpu (default: cuda when present).")] = None,
-    data: Annotated[Path | None, typer.Option(help="Folder of built datasets (default: see README).")] = None,
+    device: DeviceOpt = None,
+    data: DataOpt = None,
     apply_chat_template: Annotated[bool | None, typer.Option(
         "--apply-chat-template/--no-apply-chat-template",
         help="Prompt through the model's chat template (default: on for chat models; see README).")] = None,

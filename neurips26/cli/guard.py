@@ -10,8 +10,6 @@ Anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -41,17 +39,6 @@ def one_line(message: str) -> None:
     """Print ``error: <message>`` as one line on stderr."""
     text = terminal_safe(" ".join(str(message).split()))
     err.print(f"[red]error:[/red] {escape(text)}", highlight=False, soft_wrap=True)
-
-
-def check_target_folder(folder: Path, option: str) -> None:
-    """``folder`` (what ``option`` names for writing) is a folder or can be made one: checked before any work."""
-    for path in [folder, *folder.absolute().parents]:
-        if path.exists():
-            if not path.is_dir():
-                raise UserError(f"{option} {folder}: {path} is a file, not a folder")
-            if not os.access(path, os.W_OK):
-                raise UserError(f"{option} {folder}: {path} is not writable")
-            return
 
 
 class GuardedGroup(typer.core.TyperGroup):
