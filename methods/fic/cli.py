@@ -64,12 +64,12 @@ def eval_(
 
     spec = EvalSpec(_names(tasks, TASK_TYPES, "--tasks"), _names(settings, SETTINGS, "--settings"), simulations,
                     limit, temperature=temperature, max_gen_toks=max_gen_toks)
-    root = resource_folder(data, "fic").parent  # the built folder, found before the model loads
+    resource_folder(data, "fic")  # the built folder is found before the model loads
     torch.manual_seed(seed)
     lm, args = backend.load(model, model_args, device=device, batch_size=batch_size)
     name = Path(str(args["pretrained"])).name if model_args is None else str(args["pretrained"])
     with progress() as bars:
-        summaries, _ = evaluate(lm, spec, out, model_name=name, model_args={"model": model, **args}, root=root,
+        summaries, _ = evaluate(lm, spec, out, model_name=name, model_args={"model": model, **args}, root=data,
                                 bar=lambda label, total: bars.steps(f"{label}: model turns", total or None))
     print(report.table(summaries))
     figure = report.plot(summaries, out / "pau.png")
@@ -128,8 +128,7 @@ def distill(
                     temperature=temperature, max_gen_toks=max_gen_toks)
     if not {"full", "sharded"} <= set(spec.settings):
         raise UserError("--settings must include full and sharded (recovery compares them)")
-    root = resource_folder(data, "fic").parent
-    train_rows = [row for t in task_types for row in instructions(t, "train", train_limit, root)[0]]
+    train_rows = [row for t in task_types for row in instructions(t, "train", train_limit, data)[0]]
     if not train_rows:
         raise UserError(f"no train instructions for {tasks} (translation has no train part)")
     where = models.device(device)
@@ -141,7 +140,7 @@ def distill(
             return bars.steps(label, total or None)
 
         before, scores_before = evaluate(backend.wrap(model, tokenizer, batch_size), spec, out / "before",
-                                         model_name=name, model_args=args, root=root, bar=bar)
+                                         model_name=name, model_args=args, root=data, bar=bar)
         config = DistillConfig(steps=steps, lr=lr, lora=lora, lora_rank=lora_rank, max_new_tokens=max_new_tokens,
                                seed=seed, teacher_view=teacher_view, on_policy=on_policy)
         student, cost = train(model, tokenizer, train_rows, config, where, bar("distilling", steps))
@@ -150,7 +149,7 @@ def distill(
         torch.manual_seed(seed)
         after, scores_after = evaluate(backend.wrap(student, tokenizer, batch_size), spec, out / "after",
                                        model_name=f"{name}-fic-distilled",
-                                       model_args={"pretrained": str(out / "student")}, root=root, bar=bar)
+                                       model_args={"pretrained": str(out / "student")}, root=data, bar=bar)
     result = {"outcome": outcome(before, after, scores_before, scores_after), "cost": cost.as_dict(),
               "config": vars(config), "train_instructions": len(train_rows), "eval": vars(spec) | {"device": where}}
     (out / "distill.json").write_text(json.dumps(result, indent=1, default=list) + "\n", encoding="utf-8")

@@ -12,6 +12,7 @@ from typing import Any
 
 from neurips26 import hubfolder
 from neurips26.errors import UserError
+from neurips26.options import resource_folder
 
 from . import backend
 from .scoring import extract, score
@@ -24,7 +25,7 @@ MAX_TURNS = 32  # a safety net: every setting ends by itself after at most shard
 def instructions(task_type: str, split: str = "test", limit: int | None = None,
                  root: Path | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The instructions of one task type (config) and split, and the provenance of what was read."""
-    folder = hubfolder.built_folder("fic", root)
+    folder = resource_folder(root, "fic")  # the built fic folder, or the folder holding it (the data rule)
     table = hubfolder.read_table(folder, task_type, split=split)
     if table is None:
         configs = ", ".join(c.name for c in hubfolder.read_configs(folder))
