@@ -48,6 +48,20 @@ class MeasuredBaseline(BaseModel):
             raise ValueError(f"answerer {self.answerer!r} has no score (scored: {', '.join(self.scores)})")
         return self
 
+    @property
+    def value(self) -> float:
+        """The baseline: the best answerer's score."""
+        return self.scores[self.answerer]
+
+    @classmethod
+    def best_of(cls, scores: dict[str, float], higher_is_better: bool = True, digits: int = 4,
+                **fields: Any) -> MeasuredBaseline:
+        """The measurement of ``scores`` (rounded to ``digits`` decimals) won by its best answerer; ``fields``
+        are the provenance (``n``, ``data``, ``seeds``, ``answer``, ``how``)."""
+        rounded = {name: round(float(score), digits) + 0.0 for name, score in scores.items()}  # + 0.0: no -0.0
+        pick = max if higher_is_better else min
+        return cls(answerer=pick(rounded, key=rounded.__getitem__), scores=rounded, **fields)
+
 
 class Protocol(BaseModel):
     """How a task's standard run is made and how its score is ranked (see the module docstring)."""

@@ -19,19 +19,30 @@ The baseline is the best of the three (:class:`~neurips26.protocol.MeasuredBasel
 multiple-choice task whose best is the constant answer keeps ``baseline: majority``: the best constant answer of
 each run's split, which is what the board resolves; any other task records the number.
 
-``python -m neurips26.tasks.measure [TASK ...]`` prints the measured baselines beside the recorded ones for the
-built folders under ``$NEURIPS26_DATA``; ``--record`` writes them into the task YAMLs.
+Evaluators outside lm-eval (their protocols registered in :data:`neurips26.protocol.PROTOCOLS`) measure their own
+answerers on their standard set: the protocol module takes ``baseline`` and ``baseline_from`` from its ``MEASURED``
+block, which :func:`record_registered` rewrites, and the ``baselines`` module beside it has
+``measure(task, limit=None) -> MeasuredBaseline`` (imported only to measure: the protocol module stays light).
+
+``python -m neurips26.tasks.measure [TASK ...]`` prints the measured baselines beside the recorded ones (lm-eval
+tasks: for the built folders under ``$NEURIPS26_DATA``); ``--record`` writes them into the task YAMLs and the
+protocol modules. Without TASK it measures every ranked task.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import inspect
+import json
 import random
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
@@ -39,7 +50,7 @@ from neurips26.tasks import TASKS_DIR
 from neurips26.tasks.answerers import listed_options
 from neurips26.tasks.protocol import TaskProtocol, read_protocols
 
-from neurips26.protocol import MeasuredBaseline, Protocol
+from neurips26.protocol import PROTOCOLS, MeasuredBaseline, Protocol
 
 SEEDS = 5  # the random answerer's score is the mean over this many seeds
 CANDIDATES = 16  # free text: how many of the most frequent gold answers are tried as the constant answer
@@ -210,11 +221,9 @@ def measure(split: Split) -> MeasuredBaseline:
     constant, answer = _constants(split)
     scores["constant"] = constant
     scores["random"] = _mean(_random(split, seed) for seed in range(SEEDS))
-    scores = {k: round(v, DIGITS) for k, v in scores.items()}
-    pick = max if split.protocol.higher_is_better else min
-    winner = pick(scores, key=scores.__getitem__)
-    return MeasuredBaseline(answerer=winner, scores=scores, answer=answer if len(answer) <= 80 else answer[:79] + "…",
-                            n=len(split.golds), seeds=SEEDS, data=split.data)
+    return MeasuredBaseline.best_of(scores, split.protocol.higher_is_better, DIGITS,
+                                    answer=answer if len(answer) <= 80 else answer[:79] + "…", n=len(split.golds),
+                                    seeds=SEEDS, data=split.data)
 
 
 def baseline_of(protocol: Protocol, measured: MeasuredBaseline) -> float | str:
@@ -243,26 +252,119 @@ def record(item: TaskProtocol, measured: MeasuredBaseline, tasks_dir: Path = TAS
     path.write_text(text, encoding="utf-8")
 
 
+# -- evaluators outside lm-eval -----------------------------------------------------------------------------------
+
+WIDTH = 120  # the project's line length
+MEASURED_BLOCK = re.compile(r"^MEASURED = \{\n.*?^\}\n", re.M | re.S)
+
+
+def measure_registered(task: str, limit: int | None = None) -> MeasuredBaseline:
+    """The measured baseline of a registered protocol, afresh: ``measure(task, limit)`` of the ``baselines`` module
+    beside its protocol module (on the first ``limit`` documents)."""
+    package = protocol_module(task).__name__.rpartition(".")[0]
+    return importlib.import_module(f"{package}.baselines").measure(task, limit)
+
+
+def protocol_module(task: str) -> ModuleType:
+    """The module whose ``MEASURED`` block holds the registered protocol's ``baseline_from``."""
+    recorded = PROTOCOLS.get(task).baseline_from
+    found = [m for m in list(sys.modules.values())
+             if isinstance(getattr(m, "MEASURED", None), dict) and m.MEASURED.get(task) is recorded is not None]
+    if len(found) != 1:
+        raise ValueError(f"{task}: {len(found)} modules hold its baseline_from in a MEASURED block, not one")
+    return found[0]
+
+
+def _literal(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)  # JSON strings, numbers and dicts are Python literals
+
+
+def _string_lines(key: str, text: str, indent: int) -> list[str]:
+    """``key=("..." "...")``: a long string as adjacent literals, one per line, each within :data:`WIDTH`."""
+    room = WIDTH - indent - len(key) - 4
+    chunks, current = [], ""
+    for word in re.split(r"(?<= )", text):
+        while word:
+            if len(_literal(current + word)) <= room:
+                current, word = current + word, ""
+            elif current:
+                chunks.append(current)
+                current = ""
+            else:  # a word longer than a line: cut it
+                cut = max(k for k in range(1, len(word) + 1) if len(_literal(word[:k])) <= room)
+                chunks.append(word[:cut])
+                word = word[cut:]
+    if current or not chunks:
+        chunks.append(current)
+    pad = " " * (len(key) + 2)
+    lines = [f"{key}=({_literal(chunks[0])}"] + [f"{pad}{_literal(c)}" for c in chunks[1:]]
+    return lines[:-1] + [lines[-1] + ")"]
+
+
+def python_entry(task: str, measured: MeasuredBaseline) -> str:
+    """One entry of a protocol module's ``MEASURED`` block: ``"task": MeasuredBaseline(...)``, wrapped."""
+    indent = 8
+    lines, line = [], ""
+    for key, value in measured.model_dump(exclude_defaults=True).items():
+        piece = f"{key}={_literal(value)},"
+        if indent + len(line) + len(piece) + 1 <= WIDTH:
+            line = f"{line} {piece}" if line else piece
+            continue
+        if line:
+            lines.append(line)
+        if indent + len(piece) <= WIDTH or not isinstance(value, str):
+            line = piece
+        else:
+            *head, last = _string_lines(key, value, indent)
+            lines += head
+            line = last + ","
+    lines.append(line.rstrip(",") + "),")
+    return f"    {_literal(task)}: MeasuredBaseline(\n" + "\n".join(" " * indent + x for x in lines)
+
+
+def record_registered(task: str, measured: MeasuredBaseline) -> Path:
+    """Write ``measured`` into the ``MEASURED`` block of ``task``'s protocol module; the block keeps every other
+    task's entry. Returns the module's path."""
+    module = protocol_module(task)
+    path = Path(inspect.getsourcefile(module) or str(module.__file__))
+    entries = dict(module.MEASURED)
+    entries[task] = measured
+    text = path.read_text(encoding="utf-8")
+    if len(MEASURED_BLOCK.findall(text)) != 1:
+        raise ValueError(f"{path}: not exactly one MEASURED = {{...}} block to replace")
+    block = "MEASURED = {\n" + "\n".join(python_entry(k, v) for k, v in entries.items()) + "\n}\n"
+    path.write_text(MEASURED_BLOCK.sub(lambda _: block, text), encoding="utf-8")
+    module.MEASURED[task] = measured  # so that recording its other tasks keeps this one
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print (and with ``--record`` write) the measured baselines of the given ranked tasks (default: all whose
-    built folder is under ``$NEURIPS26_DATA``)."""
+    """Print (and with ``--record`` write) the measured baselines of the given tasks (default: every ranked task;
+    lm-eval tasks read their built folders under ``$NEURIPS26_DATA``)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m neurips26.tasks.measure", description=__doc__.split("\n")[0])
     parser.add_argument("tasks", nargs="*")
-    parser.add_argument("--record", action="store_true", help="write the measured baselines into the task YAMLs")
+    parser.add_argument("--record", action="store_true",
+                        help="write the measured baselines into the task YAMLs and the protocol modules")
     args = parser.parse_args(argv)
-    protocols = {k: v for k, v in read_protocols(strict=True)[0].items() if v.source != "registered"}
+    protocols = read_protocols(strict=True)[0]
     names = args.tasks or sorted(k for k, v in protocols.items() if v.protocol.ranked)
+    unknown = [name for name in names if name not in protocols]
+    if unknown:
+        parser.error(f"no protocol for {', '.join(unknown)}")
     print(f"{'task':34} {'metric':14} {'recorded':>9} {'measured':>9}  answerer  scores")
     for name in names:
         item = protocols[name]
-        measured = measure(load_split(name))
+        registered = item.source == "registered"
+        measured = measure_registered(name) if registered else measure(load_split(name))
         recorded = item.protocol.baseline if isinstance(item.protocol.baseline, str) else f"{item.protocol.baseline:g}"
         scores = ", ".join(f"{k} {v:.4f}" for k, v in measured.scores.items())
         print(f"{name:34} {item.protocol.metric:14} {recorded:>9} {measured.scores[measured.answerer]:9.4f}  "
               f"{measured.answerer:8}  {scores}  (n={measured.n}; {measured.data})", flush=True)
-        if args.record:
+        if args.record and registered:
+            record_registered(name, measured)
+        elif args.record:
             record(item, measured)
     return 0
 

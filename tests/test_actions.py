@@ -169,16 +169,19 @@ def test_a_rollout_run_is_ranked_on_its_own_board_and_a_changed_one_is_not(tmp_p
     assert entry.status == "REJECTED" and "max_coverage" in entry.reason, entry.reason
 
 
-def test_the_protocols_baseline_is_a_still_policys_coverage_from_the_standard_seeds() -> None:
+def test_the_measured_still_policy_scores_the_standard_seeds_initial_coverage() -> None:
     from neurips26.corpora.pusht import sim
-    from neurips26.methods.actions.protocol import STILL_BASELINE
 
     initial = []
     for seed in seeds(STANDARD["episodes"]):
         env = sim.make_env()
         env.reset(seed=seed)
         initial.append(sim.coverage(env))
-    assert PROTOCOL.baseline == STILL_BASELINE == pytest.approx(float(np.mean(initial)), abs=5e-4)
+    measured = PROTOCOL.baseline_from
+    assert measured is not None and measured.n == STANDARD["episodes"]
+    # 3 of the 50 seeds start with the agent touching the block: the first step pushes them apart
+    assert measured.scores["empty"] == pytest.approx(float(np.mean(initial)), abs=1e-3)
+    assert PROTOCOL.baseline == max(measured.scores.values()) >= measured.scores["empty"]
 
 
 def test_rollouts_execute_shifted_commands_and_record_the_commanded_ones() -> None:
