@@ -134,7 +134,12 @@ def test_cli_prints_the_level_table(clovr, small_video_releases: Path, tmp_path:
                                       "--out", "out"])
     assert result.exit_code == 0, result.output
     assert "Comparative Analysis" in result.output and "slot_f1" in result.output
+    assert "perception oracle: the release's scene records" in result.output  # says what it perceived with
+    assert "planner reader: MiniLM reader (subtask labels dropped)" in result.output
     assert len((tmp_path / "out" / "answers.jsonl").read_text().splitlines()) == 6
     bad = CliRunner().invoke(app, ["holmes", "run", "--perception", "nosuch", "--data",
                                    str(small_video_releases / "clovr")])
     assert bad.exit_code == 2 and "unknown HOLMES perception backend 'nosuch'" in bad.output
+    bad = CliRunner().invoke(app, ["holmes", "run", "--planner", "nosuch", "--data",
+                                   str(small_video_releases / "clovr")])
+    assert bad.exit_code == 2 and "unknown HOLMES planner 'nosuch'; known: rules, reader, lm" in bad.output

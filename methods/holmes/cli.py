@@ -66,8 +66,14 @@ def level_table(rows: list[dict], budgets: list[int]) -> Table:
 
 @holmes.command()
 def run(
-    perception: Annotated[str, typer.Option(help="Comma-separated perception backends: oracle, descriptor, vlm.")]
-    = "oracle,descriptor",
+    perception: Annotated[str, typer.Option(help="Comma-separated perception backends: oracle (the release's scene "
+                                                 "records), learned (MLPs trained on another generated release), "
+                                                 "descriptor (fixed colour rules), vlm.")]
+    = "oracle,learned",
+    planner: Annotated[str, typer.Option(help="What reads each question into its plan: rules (the release's subtask "
+                                              "labels and the generator's words), reader (MiniLM, labels dropped) "
+                                              "or lm (a language model writes the plan, labels dropped).")]
+    = "reader",
     budgets: Annotated[str, typer.Option(help="Comma-separated frame budgets per question.")] = "8,16,32",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
     data: DataOpt = None,
@@ -75,6 +81,11 @@ def run(
                                                      "and the truth for slot F1, bindings and calibration; default: "
                                                      "the generator's default release).")] = None,
     model: Annotated[str | None, typer.Option(help="vlm perception: tiny-idefics3[-seed<k>] or hf:<VLM>.")] = None,
+    planner_model: Annotated[str | None, typer.Option(help="lm planner: lm (the embedded SmolLM2-135M-Instruct, "
+                                                           "the default) or lm:<causal LM folder or Hub id>.")] = None,
+    train_release: Annotated[Path | None, typer.Option(help="learned perception: a generated CLoVR release (videos/ "
+                                                            "and scenes/) to train on; default: one generated with "
+                                                            "seed 900, trained once and cached.")] = None,
     candidate_fps: Annotated[float, typer.Option(min=0.1, help="Candidate frames per second of video.")] = 2.0,
     out: Annotated[Path | None, out_option("Write results.json and answers.jsonl (answers with their certificates "
                                            "and graph edges) here.")] = None,
@@ -83,13 +94,27 @@ def run(
     from neurips26.methods.frameselect.runner import default_cache  # lazy: every selector; CLI start-up
 
     from . import evaluate  # lazy: frameselect and the CLoVR reader; CLI start-up
+    from .planner import planner as planner_of  # lazy: MiniLM or the language model load on use
 
     sizes = _list(budgets, "--budgets", int)
     folder = resource_folder(data, "clovr")
+    release_scenes = _scenes(scenes)
+    plans = planner_of(planner, planner_model)
     with progress() as bars:
-        rows, records = evaluate.evaluate(folder, _list(perception, "--perception"), sizes, scenes=_scenes(scenes),
-                                          limit=limit, candidate_fps=candidate_fps, model=model,
-                                          cache=default_cache(), progress=bars.track("answering"))
+        backends = {name: evaluate.perception_of(name, release_scenes, model, train_release)
+                    for name in _list(perception, "--perception")}
+        rows, records = evaluate.evaluate(folder, backends, sizes, scenes=release_scenes, limit=limit,
+                                          candidate_fps=candidate_fps, cache=default_cache(), planner=plans,
+                                          progress=bars.track("answering"))
+    for name, backend in backends.items():
+        console.print(f"perception {evaluate.described(name, backend)}", highlight=False)
+    if planner == "rules":
+        said = "the release's subtask labels and the generator's words"
+    elif planner == "reader":
+        said = "MiniLM reader (subtask labels dropped)"
+    else:
+        said = f"{plans.name} (subtask labels dropped); {plans.summary()}"
+    console.print(f"planner {planner}: {said}", highlight=False)
     console.print(level_table(rows, sizes))
     calib = [r for r in rows if r["scope"] == "calibration" and r["method"] == "holmes"]
     for r in calib:

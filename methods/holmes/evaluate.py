@@ -1,6 +1,7 @@
 """HOLMES against the uniform-frames baseline on a built CLoVR folder, scored against the generator's truth.
 
-    rows, answers = evaluate(Path("clovr"), ["oracle", "descriptor"], [8, 16, 32], scenes=raw / "scenes")
+    rows, answers = evaluate(Path("clovr"), ["oracle", "learned"], [8, 16, 32], scenes=raw / "scenes",
+                             planner=planner("reader"))
 
 Per (method, perception, budget): accuracy per CLoVR level and task and overall (a closed gate
 still answers; ``answered_open`` is the share through open gates and ``acc_open`` their
@@ -14,16 +15,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from neurips26.methods.frameselect import benchmarks
-from neurips26.methods.frameselect.pool import build_pool
+from neurips26.methods.frameselect.pool import build_pool, video_digest
 
 from neurips26.errors import UserError
 
 from .core import CLOVR_METHODS, PERCEPTION
+from .learned import Learned
 from .method import Answer
 from .perception import Oracle
 from .readout import verified
@@ -31,13 +34,39 @@ from .readout import verified
 BANDS = ((0.0, 0.5), (0.5, 0.9), (0.9, 1.01))
 
 
-def perception_of(name: str, scenes: Path | None, model: str | None = None) -> Any:
-    """The backend ``name`` (oracle needs ``scenes``; vlm takes ``model``)."""
+def perception_of(name: str, scenes: Path | None, model: str | None = None, release: Path | None = None) -> Any:
+    """The backend ``name`` (oracle needs ``scenes``; vlm takes ``model``; learned trains on ``release``)."""
     if name == "oracle":
         if scenes is None:
             raise UserError("the oracle backend needs the generated release's scenes folder (--scenes)")
         return PERCEPTION.get("oracle")(scenes)
+    if name == "learned":
+        return PERCEPTION.get("learned")(release=release)
     return PERCEPTION.get(name)(**({"model": model} if model and name == "vlm" else {}))
+
+
+def described(name: str, backend: Any) -> str:
+    """One line saying what a perception backend is (and, for learned, what it was trained on and how well)."""
+    if isinstance(backend, Learned):
+        c, held = backend.card, backend.card.get("held_out", {})
+        return (f"{name}: MLPs on foreground blobs trained on {c.get('release')} ({c.get('train_frames')} frames of "
+                f"{c.get('train_videos')} videos); on {c.get('held_out_videos')} held-out videos colour accuracy "
+                f"{held.get('colour_acc', 0):.2f} (majority {held.get('colour_majority', 0):.2f}), type accuracy "
+                f"{held.get('kind_acc', 0):.2f} (majority {held.get('kind_majority', 0):.2f}), recall "
+                f"{backend.recall:.2f}")
+    if isinstance(backend, Oracle):
+        return f"{name}: the release's scene records ({backend.scenes}): ground truth, the upper bound"
+    if name == "descriptor":
+        return f"{name}: colour blobs against the renderer's palette (fixed rules, no training)"
+    return f"{name}: {getattr(getattr(backend, 'answerer', None), 'name', type(backend).__name__)}"
+
+
+def check_disjoint(backend: Learned, questions: list) -> None:
+    """Learned perception must not have trained on an evaluated video."""
+    shared = {p for q in questions for p in q.video_paths if video_digest(Path(p)) in backend.videos}
+    if shared:
+        raise UserError(f"learned perception was trained on {len(shared)} of the evaluated videos (e.g. "
+                        f"{sorted(shared)[0]}); train it on another release (--train-release)")
 
 
 def truth(answer: Answer, pool_ids: list[str], oracle: Oracle) -> list[tuple[bool, bool, bool]]:
@@ -82,14 +111,25 @@ def calibration(pairs: list[tuple[float, bool]]) -> list[dict[str, Any]]:
     return out
 
 
-def evaluate(folder: Path | None, perceptions: Sequence[str], budgets: Sequence[int],
+def evaluate(folder: Path | None, perceptions: Sequence[str] | dict[str, Any], budgets: Sequence[int],
              methods: Sequence[str] = ("holmes", "uniform"), scenes: Path | None = None, limit: int | None = None,
              candidate_fps: float = 2.0, cache: Path | None = None, model: str | None = None,
-             progress: Callable[[int, int], None] | None = None) -> tuple[list[dict], list[dict]]:
-    """Result rows and answer records (with certificates) of every (method, perception, budget)."""
+             progress: Callable[[int, int], None] | None = None, planner: Any = None,
+             train_release: Path | None = None) -> tuple[list[dict], list[dict]]:
+    """Result rows and answer records (with certificates) of every (method, perception, budget).
+
+    ``perceptions``: backend names, or backends by name (:func:`perception_of`); ``planner``: an object of
+    :func:`.planner.planner` (None: the ``rules`` planner, which reads the release's subtask labels; any other
+    planner reads the questions without them)."""
     questions = benchmarks.load("clovr", folder, limit=limit)
+    if planner is not None:
+        questions = [replace(q, row={**q.row, "subtask": None}) for q in questions]
     oracle = PERCEPTION.get("oracle")(scenes) if scenes is not None and Path(scenes).is_dir() else None
-    backends = {name: perception_of(name, scenes, model) for name in perceptions}
+    backends = perceptions if isinstance(perceptions, dict) else \
+        {name: perception_of(name, scenes, model, train_release) for name in perceptions}
+    for backend in backends.values():
+        if isinstance(backend, Learned):
+            check_disjoint(backend, questions)
     pools = [build_pool(q.video_paths, query=q.query, encoder="descriptor", candidate_fps=candidate_fps, thumb=128,
                         cache=cache) for q in questions]
     rows, records = [], []
@@ -101,7 +141,7 @@ def evaluate(folder: Path | None, perceptions: Sequence[str], budgets: Sequence[
                 acc: dict[tuple[str, str], list[bool]] = defaultdict(list)
                 opened, checks, certs = [], [], []
                 for q, pool in zip(questions, pools, strict=True):
-                    a = fn(q, pool, backend, budget=budget)
+                    a = fn(q, pool, backend, budget=budget, reader=planner)
                     ok = a.letter == q.answer
                     for key in (("all", "all"), ("level", q.kind), ("task", q.row.get("task") or "")):
                         acc[key].append(ok)

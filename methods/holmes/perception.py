@@ -12,6 +12,9 @@ chance it reports a road user that is in view), which the coverage certificates 
   road they are vehicles (type from the blob's length), on the sidewalks pedestrians; amber
   pixels are hazard lights. Renderer parts that are not road users (windshields, outlines, brake
   lights) are palette entries of their own and ignored. No training.
+- ``learned``: foreground blobs (the descriptor's first step) whose colour, type and hazard lights small
+  MLPs predict, trained on the labelled frames of a generated release no evaluated one shares a video with
+  (:mod:`.learned`, :mod:`.train`); its recall is measured on held-out training videos.
 - ``vlm``: any FrameSelect answering backend (``tiny-idefics3`` in tests, ``hf:<VLM>`` on a
   GPU) asked, per named entity and frame, "Is there <entity> in this image?"; a yes is a
   detection without position (so it fills presence and time slots, not direction or speed).
@@ -35,6 +38,7 @@ from neurips26.errors import UserError
 
 from .core import PERCEPTION
 from .graph import Detection
+from .learned import Learned
 from .slots import Entity
 
 ROAD_ROWS, SIDEWALK_ROWS = (0.40, 0.72), ((0.30, 0.38), (0.745, 0.82))
@@ -164,6 +168,17 @@ def oracle(scenes: Path | str) -> Oracle:
 def descriptor(**_: Any) -> Descriptor:
     """Colour blobs on FrameSelect thumbnails against the video's median background (no model)."""
     return Descriptor()
+
+
+@PERCEPTION.register("learned")
+def learned(release: Path | str | None = None, **_: Any) -> Learned:
+    """MLPs on foreground blobs trained on a generated release (``release``: its raw folder with videos/ and
+    scenes/; default: one generated with generator seed 900, trained once and cached)."""
+    from .train import default_model, train  # lazy: video decoding and scikit-learn
+
+    if release is None:
+        return default_model()
+    return train(Path(release), source=str(release))
 
 
 @PERCEPTION.register("vlm")

@@ -25,6 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 from neurips26.corpora.video.scene import COLOURS, VEHICLES
@@ -116,6 +117,7 @@ class Reader:
     """Maps a question's words onto the perception vocabulary (see the module docstring); caches embeddings."""
 
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    _memo: dict[tuple, Any] = field(default_factory=dict)  # (method, arguments) -> result: a question is read once
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length mean-pooled MiniLM embeddings, shape [n, 384] (each text embedded once per reader)."""
@@ -156,6 +158,13 @@ class Reader:
 
         A colour word's vehicle noun is looked for in its phrase: the run of words around it without stopwords
         or punctuation, and the runs joined to it by one stopword ("the lorry in crimson")."""
+        key = ("entities", question)
+        if key not in self._memo:
+            self._memo[key] = self._entities(question)
+        found, spans = self._memo[key]
+        return list(found), list(spans)
+
+    def _entities(self, question: str) -> tuple[list[Entity], list[tuple[int, int]]]:
         tokens = re.findall(r"[A-Za-z]+|\d+|[^\sA-Za-z\d-]", question)
         words = [t.lower() for t in tokens if re.fullmatch(r"[A-Za-z]+|\d+", t)]
         breaks, k = set(), 0  # word positions after which punctuation stands
@@ -217,6 +226,12 @@ class Reader:
     def subtask(self, question: str, options: list[str] | None = None) -> str:
         """The generator subtask whose phrasing (:data:`ANCHORS`) is nearest the masked question, plus, with
         ``options``, whose options (:data:`OPTION_ANCHORS`) are nearest the question's options."""
+        key = ("subtask", question, tuple(options or ()))
+        if key not in self._memo:
+            self._memo[key] = self._subtask(question, options)
+        return self._memo[key]
+
+    def _subtask(self, question: str, options: list[str] | None) -> str:
         names = list(ANCHORS)
         sims = self.embed([self.masked(question)]) @ self.embed([ANCHORS[n] for n in names]).T
         if options:
