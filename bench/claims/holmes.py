@@ -36,13 +36,14 @@ from neurips26.methods.holmes.train import TRAIN_RELEASE, TRAIN_SEED, train
 from claims.core import CLAIMS, Arm, Outcome
 
 HEADLINE = ("oracle", 16)  # perception and frames of the headline comparison, fixed before any run
-SCALES = {  # evaluated release, frame budgets, perception backends, training release, further conditions
-    "tiny": dict(n_sets=1, videos_per_set=2, duration=20.0, budgets=(8, 16), perceptions=("oracle", "learned"),
+BUDGETS = (4, 8, 16, 32)
+SCALES = {  # evaluated release, frame budgets per perception backend, training release, further conditions
+    "tiny": dict(n_sets=1, videos_per_set=2, duration=20.0, budgets={"oracle": (8, 16), "learned": (16,)},
                  train=dict(n_sets=1, videos_per_set=2, duration=20.0), paraphrased=True, lm_planner=False),
-    "default": dict(n_sets=4, videos_per_set=3, duration=24.0, budgets=(4, 8, 16, 32),
-                    perceptions=("oracle", "learned"), train=TRAIN_RELEASE, paraphrased=True, lm_planner=True),
-    "large": dict(n_sets=12, videos_per_set=3, duration=24.0, budgets=(4, 8, 16, 32),
-                  perceptions=("oracle", "learned"), train=TRAIN_RELEASE, paraphrased=True, lm_planner=True),
+    "default": dict(n_sets=4, videos_per_set=3, duration=24.0, budgets={"oracle": BUDGETS, "learned": BUDGETS},
+                    train=TRAIN_RELEASE, paraphrased=True, lm_planner=True),
+    "large": dict(n_sets=12, videos_per_set=3, duration=24.0, budgets={"oracle": BUDGETS, "learned": BUDGETS},
+                  train=TRAIN_RELEASE, paraphrased=True, lm_planner=True),
 }
 PARAPHRASED = f"{HEADLINE[0]}, frames={HEADLINE[1]}, held-out paraphrases"
 LM_PLANNED = f"{HEADLINE[0]}, frames={HEADLINE[1]}, LM planner"
@@ -98,7 +99,7 @@ def holmes(scale: str, seeds: list[int]) -> Outcome:
             pools = [build_pool(q.video_paths, query=q.query, encoder="descriptor", candidate_fps=2.0, thumb=128,
                                 cache=Path(tmp) / "cache") for q in questions]
             backends = {"oracle": PERCEPTION.get("oracle")(scenes)}
-            if "learned" in cfg["perceptions"]:
+            if "learned" in cfg["budgets"]:
                 backends["learned"], card = trained(seed, Path(tmp), cfg["train"])
                 cards.append(card)
 
@@ -106,8 +107,8 @@ def holmes(scale: str, seeds: list[int]) -> Outcome:
                 for m, items in got.items():
                     per.setdefault(key, {}).setdefault(m, []).append(items)
 
-            for name in cfg["perceptions"]:
-                for budget in cfg["budgets"]:
+            for name, budgets in cfg["budgets"].items():
+                for budget in budgets:
                     add(f"{name}, frames={budget}", scores(questions, pools, backends[name], budget, reader))
             oracle, frames = backends[HEADLINE[0]], HEADLINE[1]
             if cfg["paraphrased"]:

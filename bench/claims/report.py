@@ -16,7 +16,7 @@ from typing import Any
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 GENERATED = "python bench/claims/run.py --report"
 STANDARD = {"name", "method", "claim", "metric", "direction", "baseline", "method_arm", "baseline_arm", "arms",
-            "effect", "ci95", "verdict", "seeds", "scale", "command", "needs", "conditions", "seconds"}
+            "effect", "ci95", "verdict", "seeds", "scale", "command", "needs", "conditions", "seconds", "grid"}
 SUMMARY_HEAD = ("| method | claim | baseline | effect [95% CI] | verdict | results |\n"
                 "|---|---|---|---|---|---|\n")
 
@@ -123,6 +123,32 @@ def conditions_table(conditions: dict[str, Any], res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def grid_table(res: dict[str, Any]) -> str:
+    """The headline and conditions laid out as the claim's ``grid`` asks: ``{"rows": "frames", "columns":
+    "perception", "cells": {condition or "headline": [row, column]}}``; per column, both arms' means and the
+    effect [95% CI] with its verdict (the harness's figures, nothing recomputed)."""
+    grid = res["grid"]
+    found = {"headline": {"arms": res["arms"], "effect": res["effect"], "ci95": res["ci95"], "verdict": res["verdict"]},
+             **res.get("conditions", {})}
+    cells = {tuple(rc): found[name] for name, rc in grid["cells"].items() if name in found}
+    rows = sorted({r for r, _ in cells}, key=lambda r: (isinstance(r, str), r))
+    columns = list(dict.fromkeys(c for _, c in cells))
+    m, b = res["method_arm"], res["baseline_arm"]
+    head = f"| {grid['rows']} | " + " | ".join(f"{c}: `{m}` | {c}: `{b}` | {c}: effect [95% CI]" for c in columns)
+    lines = [head + " |", "|---" * (1 + 3 * len(columns)) + "|"]
+    for r in rows:
+        out = []
+        for c in columns:
+            got = cells.get((r, c))
+            if got is None:
+                out += ["—"] * 3
+                continue
+            out += [number(got["arms"][a]["mean"]) if a in got["arms"] else "—" for a in (m, b)]
+            out.append(f"{effect_text(got['effect'], got['ci95'])} **{got['verdict']}**")
+        lines.append(f"| {cell(r)} | " + " | ".join(out) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def _extra_value(value: Any) -> str:
     if value is None or isinstance(value, bool | str):
         return cell(value)
@@ -165,6 +191,9 @@ def section(res: dict[str, Any], doc: Path, results_dir: Path) -> str:
     if res.get("conditions"):
         out.append("Conditions (the same comparison under further settings, each with its own interval):\n\n"
                    + conditions_table(res["conditions"], res))
+    if res.get("grid"):
+        out.append(f"Per {res['grid']['rows']} and {res['grid']['columns']} (the headline and the conditions "
+                   "above, laid out as a grid):\n\n" + grid_table(res))
     more = extra_lines(res)
     if more:
         out.append("Further measurements in the results file:\n\n" + more)
