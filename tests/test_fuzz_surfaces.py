@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lm_eval.utils import simple_parse_args_string
 from neurips26.corpora.locus import build as locus
@@ -216,6 +216,7 @@ contents = st.one_of(
 
 @examples(4)
 @given(files=st.lists(st.tuples(names, contents), min_size=1, max_size=4, unique_by=lambda f: f[0]))
+@example(files=[("\u00b2", b"Sec. 1-1. - A.\n")])  # found by the long run: '²' is a digit to isdigit(), not to int()
 def test_every_raw_file_is_counted_once(files: list[tuple[str, bytes]]) -> None:
     tmp = Path(tempfile.mkdtemp(dir=ROOT))
     raw = tmp / "raw"

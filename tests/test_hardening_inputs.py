@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 from lm_eval.utils import simple_parse_args_string
+from neurips26.corpora.locus.records import natural_key
 from neurips26.leaderboard.store import Store
 from neurips26.space import model_page, submitting
 from typer.testing import CliRunner
 
 from neurips26.cli import app
+from neurips26.cli.evaluate import batch_size_value
+from neurips26.errors import UserError
 from neurips26.results import ResultsError, read_run
 from neurips26.search import search
 from neurips26.sql import QueryError
@@ -157,3 +160,11 @@ def test_a_rejection_does_not_take_a_file_another_submission_holds(tmp_path: Pat
     results.write_text(json.dumps(results_object("no_such_task")))
     assert store.submit(results, META, [samples]).status == "REJECTED"
     assert store.file_path(kept).is_file()
+
+
+def test_a_digit_int_cannot_read_is_not_taken_for_a_number() -> None:
+    """'²' passes str.isdigit() but not int(): a raw file, a batch size or a step count spelt with it is named."""
+    assert natural_key("sec-\u00b2-10.txt") == ["sec-\u00b2-", 10, ".txt"]
+    with pytest.raises(UserError, match="batch-size"):
+        batch_size_value("\u00b2")
+    assert batch_size_value("auto:\u0663") == "auto:\u0663"  # an Arabic-Indic three is a decimal digit int() reads

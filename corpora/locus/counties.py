@@ -53,7 +53,7 @@ def read_population(path: Path) -> dict[str, int]:
         value = (row.get("population") or "").strip()
         if not key:
             raise BuildError(f"{path}: line {line}: no {' or '.join(keys)}")
-        if not value.isdigit():
+        if not value.isdecimal():
             raise BuildError(f"{path}: line {line}: population {value!r} for {key!r} is not a whole number")
         if key in out:
             raise BuildError(f"{path}: line {line}: {key!r} listed twice")

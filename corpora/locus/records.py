@@ -47,7 +47,7 @@ class BuildError(UserError):
 
 def natural_key(text: str) -> list:
     """Sort key that orders ``2`` before ``10`` inside ids and paths."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+    return [int(t) if t.isdecimal() else t for t in re.split(r"(\d+)", text)]
 
 
 # --- records passed between the build's stages --------------------------------------------------------

@@ -109,7 +109,7 @@ def video_field(text: str | None, n_videos: int) -> tuple[list[int] | None, str 
     words = re.findall(r"[a-z]+|\d+", text.lower())
     if "all" in words or "every" in words or "none" in words:
         return list(range(n_videos)), None
-    picks = sorted({int(w) - 1 for w in words if w.isdigit()} | {ORDINALS.index(w) for w in words if w in ORDINALS})
+    picks = sorted({int(w) - 1 for w in words if w.isdecimal()} | {ORDINALS.index(w) for w in words if w in ORDINALS})
     if picks and all(0 <= k < n_videos for k in picks):
         return picks, None
     return None, "video not a video of the question"

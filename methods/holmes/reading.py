@@ -244,7 +244,7 @@ class Reader:
         words = [w.lower() for w in re.findall(r"[A-Za-z]+|\d+", question)]
         picks: list[tuple[int, int]] = []  # (number, index of the word it qualifies)
         for i, w in enumerate(words):
-            k = int(w) if w.isdigit() else NUMBERS.get(w)
+            k = int(w) if w.isdecimal() else NUMBERS.get(w)
             if k is not None and i > 0:
                 picks.append((k, i - 1))
             if w in ORDINALS and i + 1 < len(words):

@@ -92,7 +92,7 @@ def load_task(spec: str, n: int, seed: int) -> list[tuple[str, str]]:
     """(question, answer) pairs: generated arithmetic problems, or the first ``n`` lines of a JSONL file."""
     if spec == "arithmetic" or spec.startswith("arithmetic:"):
         steps = spec.partition(":")[2] or "2"
-        if not steps.isdigit():
+        if not steps.isdecimal():
             raise UserError(f"--task arithmetic:STEPS needs a whole number of steps, not {steps!r}")
         return [(p.question, p.answer) for p in arithmetic.generate(n, steps=int(steps), seed=seed)]
     path = Path(spec)

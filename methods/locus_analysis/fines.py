@@ -75,7 +75,7 @@ def words_to_number(text: str) -> int:
 
 
 def _number(text: str) -> int:
-    return int(text.replace(",", "")) if text[0].isdigit() else words_to_number(text)
+    return int(text.replace(",", "")) if text[0].isdecimal() else words_to_number(text)
 
 
 def sentences(text: str) -> list[str]:

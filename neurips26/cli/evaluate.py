@@ -48,9 +48,9 @@ def task_arguments(metadata: str | None) -> dict | None:
 
 def batch_size_value(text: str) -> int | str:
     """``--batch-size``: a positive count, ``auto`` or ``auto:N`` (lm-eval's forms); else a UserError."""
-    if text.isdigit() and int(text) > 0:
+    if text.isdecimal() and int(text) > 0:
         return int(text)
-    if text == "auto" or (text.startswith("auto:") and text[5:].isdigit() and int(text[5:]) > 0):
+    if text == "auto" or (text.startswith("auto:") and text[5:].isdecimal() and int(text[5:]) > 0):
         return text
     raise UserError(f"--batch-size {text!r}: a positive count, auto or auto:N")
 
