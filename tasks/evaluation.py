@@ -58,7 +58,7 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
         num_fewshot: int | None = None, batch_size: int | str = 1, output: Path = Path("results"),
         device: str | None = None, data: Path | None = None, log_samples: bool = True,
         apply_chat_template: bool | None = None, gen_kwargs: str | None = None, seed: int = 0,
-        metadata: dict[str, Any] | None = None) -> EvalRun:
+        metadata: dict[str, Any] | None = None, use_cache: Path | None = None) -> EvalRun:
     """Evaluate ``model`` on ``tasks`` and write lm-eval's results (and samples) files.
 
     ``metadata`` are task arguments, as lm_eval's ``--metadata`` (e.g. ``{"num_frames": 16}`` for the video
@@ -66,7 +66,8 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
     ``apply_chat_template`` None means :func:`chat_template_choice`. The choice and its reason go to the
     results' ``config["neurips26_chat_template"]``; files go under
     ``<output>/<model id>/`` (``HuggingFaceTB__SmolLM2-135M-Instruct`` for the embedded model), not under a
-    cache path.
+    cache path. ``use_cache`` is lm-eval's ``--use_cache``: the model's answers kept in that SQLite file, so a
+    later run of the same model on some of the same requests answers them from it.
     """
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
@@ -109,7 +110,7 @@ def run(tasks: list[str], model: str = "hf", model_args: str | None = None, *, l
         device=device, limit=limit, log_samples=log_samples, evaluation_tracker=tracker,
         task_manager=task_manager(metadata), apply_chat_template=apply_chat_template, gen_kwargs=gen_kwargs,
         random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed, fewshot_random_seed=seed,
-        bootstrap_iters=1000,
+        bootstrap_iters=1000, use_cache=None if use_cache is None else str(use_cache),
     )
     samples = results.pop("samples", None) if log_samples else None
     results["config"]["neurips26_data"] = data_read(results)
