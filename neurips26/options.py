@@ -23,7 +23,6 @@ from typing import Annotated, Any
 
 import typer
 
-from . import models
 from .errors import UserError
 from .settings import MANIFEST, resolve_data
 
@@ -97,7 +96,9 @@ OutOpt = Annotated[Path, out_option("Output folder (made when missing).")]
 
 def _model(ctx: typer.Context, value: str | None) -> str | None:
     if value is not None and not ctx.resilient_parsing:
-        models.check_model(value, option="--model")
+        from .models import check_model  # lazy: the Space imports these options and never loads a model
+
+        check_model(value, option="--model")
     return value
 
 
@@ -113,7 +114,9 @@ StoreOpt = Annotated[Path | None, typer.Option(
 
 def _device(ctx: typer.Context, value: str | None) -> str | None:
     if value is not None and not ctx.resilient_parsing:
-        models.device(value)
+        from .models import device  # lazy: torch, only when --device is given
+
+        device(value)
     return value
 
 

@@ -90,12 +90,27 @@ def test_more_frames_find_more_evidence(data: Path, tmp_path: Path) -> None:
             assert open_video(q.video_paths[q.video_ids.index(vid)]).index_at(t) == f
 
 
-def test_common_keeps_only_questions_every_selector_ran_on(data: Path, tmp_path: Path) -> None:
-    rows, results, refused = runner.run("tar", ["uniform", "topk"], [4], folder=data / "tar", evidence_only=False,
-                                        common=True, cache=tmp_path)
-    assert refused["topk"] > 0  # TAR questions without colour words have no query features
+def test_common_keeps_only_questions_every_selector_ran_on(data: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from neurips26.corpora.video.selection import SELECTORS, SelectorRefused
+
+    uniform = SELECTORS.get("uniform")
+
+    def odd_refusing(pool, budget, rng, **options):  # refuses the questions of an odd number of characters
+        if len(pool.query or "") % 2:
+            raise SelectorRefused("an odd question")
+        return uniform(pool, budget, rng)
+
+    SELECTORS.get("uniform")  # load the registry's entry points before adding beside them
+    monkeypatch.setitem(SELECTORS._items, "odd_refusing", odd_refusing)  # this test's own selector, removed after
+    monkeypatch.setitem(SELECTORS._info, "odd_refusing", {"needs": ()})
+    monkeypatch.setitem(SELECTORS._module, "odd_refusing", __name__)
+    rows, results, refused = runner.run("tar", ["uniform", "odd_refusing"], [4], folder=data / "tar",
+                                        evidence_only=False, common=True, cache=tmp_path)
+    total = len(benchmarks.load("tar", data / "tar"))
+    assert 0 < refused["odd_refusing"] < total
     n = {r["selector"]: r["n"] for r in results if r["metric"] == "redundancy"}
-    assert n["uniform"] == n["topk"] == len(rows) // 2
+    assert n["uniform"] == n["odd_refusing"] == len(rows) // 2 == total - refused["odd_refusing"]
 
 
 def test_answer_level_goes_through_the_task_prompt_and_metric(data: Path) -> None:
