@@ -26,6 +26,7 @@ The CLI prints ``summary()``, then each of ``problems`` (what the errors config 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -74,11 +75,12 @@ class BuildReport(Protocol):
         ...
 
 
-class Reconciled:
+class Reconciled(ABC):
     """The shared half of a :class:`BuildReport`: ``reconciles()`` from the subclass's ``tallies()``."""
 
+    @abstractmethod
     def tallies(self) -> list[Tally]:
-        raise NotImplementedError(f"{type(self).__name__} does not say what it counted")
+        """Every kind of input, counted in and out."""
 
     def reconciles(self) -> bool:
         """True when every tally reconciles."""

@@ -173,3 +173,10 @@ def progress(*, transient: bool = True, lines: bool = False) -> Iterator[Bars]:
     with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=transient) as bar:
         yield Bars(bar, lines)
+
+
+def jsonable(value: Any) -> Any:
+    """``json.dumps(..., default=jsonable)``: NumPy scalars and arrays (anything with ``tolist()``) as plain values."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON: {type(value).__name__}")

@@ -37,6 +37,7 @@ import numpy as np
 from scipy import stats
 
 from neurips26.errors import UserError
+from neurips26.output import jsonable
 from neurips26.registry import Registry
 
 SCALES = ("tiny", "default", "large")
@@ -187,17 +188,9 @@ def run_claim(name: str, *, scale: str = "default", seeds: int = 3, out: Path = 
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.json"
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(res, indent=2, sort_keys=False, default=_jsonable) + "\n")
+    tmp.write_text(json.dumps(res, indent=2, sort_keys=False, default=jsonable) + "\n")
     tmp.replace(path)
     return res
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(f"not JSON: {type(x).__name__}")
 
 
 def load_all() -> None:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from neurips26.output import jsonable
 from neurips26.settings import REPO_ROOT
 
 from .. import motion
@@ -235,13 +236,5 @@ def train(scale: str, out: Path, *, seed: int = 0, device: str = "auto",
                 **{arm: {k: v.cpu() for k, v in m.state_dict().items()} for arm, m in trained.models.items()}},
                out / "checkpoint.pt")
     metrics = _metrics(trained, str(pick_device(device)))
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=1, default=_jsonable) + "\n")
-    return json.loads(json.dumps(metrics, default=_jsonable))
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(f"not JSON: {type(x).__name__}")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1, default=jsonable) + "\n")
+    return json.loads(json.dumps(metrics, default=jsonable))
