@@ -3,33 +3,28 @@
 LOCUS is built from four real Georgia codes of ``../shared/data/locus`` (the builder writes evaluation sets only
 from four jurisdictions on: two test, one validation, one train; splits go by the sha256 of the jurisdiction id,
 and the ids ``<place>-georgia`` put the two smallest codes, Arcade's chapters 20-29 and Athens-Clarke's Title 2,
-in test: 341 test documents over the four LOCUS tasks). RoleBench-Unlearn is built from real RoleBench records
-(the first ten records of the first three roles of the role-generalization file, lines unchanged): forget05 then
-holds one target role, two forget and four retain test questions, beside the 24 general ones.
+in test). Those two keep every sixth section over all their chapters (whole lines of the release, so every
+label the build needs is there: 83 test documents over the four LOCUS tasks instead of 341). RoleBench-Unlearn is
+built from real RoleBench records (the first ten records of the first three roles of the role-generalization
+file, lines unchanged): forget05 then holds one target role, two forget and four retain test questions, beside
+the 24 general ones.
 
 The embedded model runs every task of the ``neurips26`` group on its whole test split, as each protocol says
 (no ``--limit``, zero-shot, chat template on), and the run is submitted with ``neurips26 submit``: the track's
 overall board (``group=neurips26``) ranks it. A run of the same model missing one task of the overall (its
 answers read from the first run's lm-eval cache, ``use_cache``) is stored but on no overall board.
 
-Measured on this project's 2-core machine (shared with other work): 26 minutes, ~25 CPU-minutes (builds 30 s, the
-complete run at batch size 16 ~21 minutes for 341 LOCUS prompts of up to 2,000 characters and 149 generations,
-the cached run 1 minute, the two submissions 2.4 minutes); far beyond one CI test's share of the suite, so it runs
-only with ``NEURIPS26_SLOW_TESTS=1``.
+Measured on this project's 2-core machine, quiet: 2 min 03 s wall, 3.5 CPU-minutes, peak RSS 5.6 GiB
+(``pytest tests/test_text_track_board.py --durations=5``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-
-pytestmark = pytest.mark.skipif(
-    os.environ.get("NEURIPS26_SLOW_TESTS") != "1",
-    reason="a complete run of the embedded model on the text track takes ~25 CPU-minutes; NEURIPS26_SLOW_TESTS=1")
 
 CODES = [("arcade", "City of Arcade", "city", "Jackson County"),
          ("athens-clarke", "Athens-Clarke County", "consolidated", "Clarke County"),
@@ -38,14 +33,36 @@ CODES = [("arcade", "City of Arcade", "city", "Jackson County"),
 ROLEBENCH_FILE = Path("rolebench-eng/role-generalization/role_specific/test.jsonl")
 ROLES, RECORDS_PER_ROLE = 3, 10
 MISSING = "locus_catchline"
+TEST_CODES, TEST_EVERY = ("arcade", "athens-clarke"), 6
+
+
+def code_excerpt(source: Path, every: int) -> str:
+    """One real code file with every ``every``-th section kept (these files hold a section per ``Sec.`` line) and
+    every other line (titles, chapters, articles, reserved ranges) kept: whole lines of the release, unchanged."""
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    sections = [i for i, line in enumerate(lines) if line.startswith("Sec. ")]
+    dropped = {i for k, i in enumerate(sections) if k % every}
+    return "".join(line for i, line in enumerate(lines) if i not in dropped)
 
 
 def locus_raw(shared: Path, root: Path) -> Path:
-    """A raw folder of four real Georgia codes (folders linked, not copied) with its jurisdictions.csv."""
+    """A raw folder of four real Georgia codes with its jurisdictions.csv.
+
+    The two codes the split puts in test keep every ``TEST_EVERY``-th section, spread over all their chapters (whole
+    lines, so the excerpt is the release's own text); the train and validation codes are linked whole, since no
+    task evaluates them.
+    """
     root.mkdir(parents=True)
     lines = ["jurisdiction_id,name,kind,state,counties,source"]
     for place, name, kind, county in CODES:
-        (root / f"{place}-georgia").symlink_to(shared / "locus" / "georgia" / place, target_is_directory=True)
+        source = shared / "locus" / "georgia" / place
+        folder = root / f"{place}-georgia"
+        if place in TEST_CODES:
+            folder.mkdir()
+            for file in sorted(source.iterdir()):
+                (folder / file.name).write_text(code_excerpt(file, TEST_EVERY), encoding="utf-8")
+        else:
+            folder.symlink_to(source, target_is_directory=True)
         lines.append(f"{place}-georgia,{name},{kind},GA,{county},shared/data/locus/georgia/{place}")
     (root / "jurisdictions.csv").write_text("\n".join(lines) + "\n")
     return root
