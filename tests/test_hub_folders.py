@@ -76,10 +76,10 @@ def test_videos_are_datasets_video_columns_that_decode(small_video_releases: Pat
     av = pytest.importorskip("av")
     from neurips26.corpora.tar import build as tar_build
 
-    folder = small_video_releases / "tar"
-    if embed:
+    folder = small_video_releases / "tar"  # built with the default: videos embedded
+    if not embed:
         folder = tmp_path / "tar"
-        tar_build.build(raw=small_video_releases.parent / "tar-raw", out=folder, embed_videos=True)
+        tar_build.build(raw=small_video_releases.parent / "tar-raw", out=folder, embed_videos=False)
     videos = datasets.load_dataset(str(folder), "videos", split="test")
     assert isinstance(videos.features["video"], datasets.Video)
     row = videos.cast_column("video", datasets.Video(decode=False))[0]

@@ -6,6 +6,10 @@ Commands are collected generically, so a new README section is covered without e
 run here is in :data:`SKIP` (a GPU, the Hub, or a long run that a named test covers), matched by prefix and
 kept short; placeholders a user replaces (``DIR``, ``pop.csv``) get values in :data:`STAND_INS`. A command
 with no entry in :data:`EFFECTS` must exit 0 and print something.
+
+Then every ```python block that starts a line (the snippets a user pastes; the indented templates of
+docs/adding.md are skeletons to fill in) runs as a script in the same folder, after the commands built what it
+reads; names a snippet leaves to the user (``pred_xyz``) are defined by :data:`PYTHON_STAND_INS`.
 """
 
 from __future__ import annotations
@@ -76,8 +80,8 @@ SKIP: dict[str, str] = {
 
 # Placeholders a user replaces, as the test fills them in (keyed by the README's command).
 STAND_INS: dict[str, str] = {
-    "neurips26 build tar --raw DIR --embed-videos":
-        "neurips26 build tar --raw tar-raw --out tar-embedded --embed-videos",
+    "neurips26 build tar --raw DIR --no-embed-videos":
+        "neurips26 build tar --raw tar-raw --out tar-files --no-embed-videos",
     "neurips26 build locus --raw DIR --population pop.csv":
         f"neurips26 build locus --raw {SAMPLE} --population pop.csv --out locus-pop",
     "neurips26 leaderboard [--task locus_domain]": "neurips26 leaderboard --task locus_domain",
@@ -98,6 +102,22 @@ def command_lines(text: str) -> list[str]:
 
 PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # the README first, then docs/*.md and docs/**/*.md
 COMMANDS = [command for page in PAGES for command in command_lines(page.read_text(encoding="utf-8"))]
+
+# Values for names a python snippet leaves to the user, defined before it runs (keyed by the snippet's page).
+PYTHON_STAND_INS: dict[str, str] = {
+    "docs/methods/geometry.md": "import numpy as np\n"
+                                "truth_xyz = np.random.default_rng(0).uniform(-1, 1, (500, 3))\n"
+                                "pred_xyz = truth_xyz + 0.002\n",
+}
+
+
+def python_snippets() -> list[tuple[str, str]]:
+    """(page relative to the repo, code) of every ```python block that starts a line, in page order."""
+    return [(str(page.relative_to(ROOT)), code) for page in PAGES
+            for code in re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.S | re.M)]
+
+
+SNIPPETS = python_snippets()
 
 
 def skip_reason(command: str) -> str | None:
@@ -137,8 +157,8 @@ def hits_in_state(state: str, n: int) -> Callable[[Path, str], None]:
     return check
 
 
-def embedded(cwd: Path, out: str) -> None:
-    assert "reconciles" in out and not (cwd / "tar-embedded" / "videos").exists()
+def video_files(cwd: Path, out: str) -> None:
+    assert "reconciles" in out and any((cwd / "tar-files" / "videos").glob("*.mp4"))
 
 
 def labelshift_effect(cwd: Path, out: str) -> None:
@@ -164,7 +184,7 @@ EFFECTS: dict[str, Callable[[Path, str], None]] = {
                                                            "manifest sha256", "nothing uploaded"),
     "neurips26 tasks": has("neurips26", "locus_domain"),
     "neurips26 generate tar": lambda cwd, out: (cwd / "tar-raw" / "annotations").is_dir() or pytest.fail("no raw"),
-    "neurips26 build tar --raw DIR --embed-videos": embedded,
+    "neurips26 build tar --raw DIR --no-embed-videos": video_files,
     "neurips26 build tar": folder_built("tar", "annotations"),
     "neurips26 build clovr": folder_built("clovr", "questions"),
     "neurips26 query \"SELECT task_type, count(*) FROM tar.annotations": has("bcq", "mcq"),
@@ -194,7 +214,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def environment(cwd: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURIPS26_")}
     env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", NEURIPS26_CACHE=str(cwd / ".cache"),
-               HF_HUB_OFFLINE="1", NEURIPS26_LEADERBOARD=str(cwd / ".leaderboard"), COLUMNS="250")
+               HF_HUB_OFFLINE="1", NEURIPS26_LEADERBOARD=str(cwd / ".leaderboard"), COLUMNS="250",
+               HF_DATASETS_CACHE=str(cwd / ".hf-datasets"))  # nothing read from another run's cache
     return env
 
 
@@ -218,3 +239,17 @@ def test_readme_command(command: str, workdir: Path) -> None:
         assert result.stdout.strip() or result.stderr.strip(), f"{line}: printed nothing"
     else:
         effect(workdir, result.stdout)
+
+
+def test_the_docs_have_python_snippets() -> None:
+    pages = {page for page, _ in SNIPPETS}
+    assert {"README.md", "docs/video.md", "docs/methods/frameselect.md"} <= pages
+    assert set(PYTHON_STAND_INS) <= pages, "PYTHON_STAND_INS names a page with no python snippet"
+
+
+@pytest.mark.parametrize(("page", "code"), SNIPPETS, ids=[f"{p}:{i}" for i, (p, _) in enumerate(SNIPPETS)])
+def test_python_snippet(page: str, code: str, workdir: Path) -> None:
+    script = PYTHON_STAND_INS.get(page, "") + code
+    result = subprocess.run([sys.executable, "-c", script], cwd=workdir, env=environment(workdir),
+                            capture_output=True, text=True, check=False, timeout=600)
+    assert result.returncode == 0, f"{page}:\n{code}\n{result.stderr[-2000:]}"

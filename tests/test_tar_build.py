@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +17,6 @@ from neurips26.corpora.tar.tasktypes import TASK_TYPES  # noqa: E402
 from neurips26.corpora.video import fields  # noqa: E402
 
 from neurips26.errors import UserError  # noqa: E402
-from neurips26.hubfolder import sha256_file  # noqa: E402
 from neurips26.sql import run_query  # noqa: E402
 
 
@@ -71,7 +71,8 @@ def test_videos_config_and_files(built: tuple[Path, tar.BuildReport]) -> None:
     assert len(test_videos) == 2 and len(read(out, "videos", "train")) == 4
     for video in test_videos + read(out, "videos", "train"):
         assert (video["n_frames"], video["fps"], video["duration"]) == (100, 10.0, 10.0)
-        assert sha256_file(out / video["path"]) == video["sha256"]
+        assert hashlib.sha256(video["video"]["bytes"]).hexdigest() == video["sha256"]  # embedded by default
+        assert video["video"]["path"] == video["path"] and not (out / video["path"]).exists()
 
 
 def test_load_dataset_and_sql(built: tuple[Path, tar.BuildReport], monkeypatch: pytest.MonkeyPatch,
@@ -254,7 +255,7 @@ def test_cli_build_of_the_registered_resource(tar_raw: Path, tmp_path: Path) -> 
 
     assert RESOURCES.get("tar") is tar.build
     option = inspect.signature(tar.build).parameters["embed_videos"]
-    assert option.kind is inspect.Parameter.KEYWORD_ONLY and option.default is False
+    assert option.kind is inspect.Parameter.KEYWORD_ONLY and option.default is True
     hints = typing.get_type_hints(tar.build, include_extras=True)["embed_videos"]
     assert any(isinstance(m, typer.models.OptionInfo) for m in hints.__metadata__)
     from typer.testing import CliRunner

@@ -1,6 +1,7 @@
 """The ``videos`` config of each video resource decodes with the default install: ``datasets.Video()`` hands back a
 torchcodec decoder (the CPU build pinned in pyproject.toml, over the system's FFmpeg libraries) whose frames are
-the built video's pixels, no cast to ``Video(decode=False)`` needed.
+the built video's pixels, no cast to ``Video(decode=False)`` needed. A default build embeds the bytes, so a row
+decodes from any working folder; a ``--no-embed-videos`` build decodes from inside its folder.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ def offline_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module", params=RESOURCES_WITH_VIDEOS)
 def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
-    """One resource built from its embedded sample twice: videos as files beside the shards, and embedded."""
+    """One resource built from its embedded sample twice: videos as files beside the shards, and by default."""
     name = request.param
     root = tmp_path_factory.mktemp(f"decode-{name}")
-    RESOURCES.get(name)(out=root / name)
-    RESOURCES.get(name)(out=root / f"{name}-embedded", embed_videos=True)
-    return name, root / name, root / f"{name}-embedded"
+    RESOURCES.get(name)(out=root / name, embed_videos=False)
+    RESOURCES.get(name)(out=root / f"{name}-default")
+    return name, root / name, root / f"{name}-default"
 
 
 def first_frame(folder: Path) -> tuple[dict, object]:
@@ -51,11 +52,12 @@ def check(row: dict, frame: object) -> None:
     assert len(row["video"]) == row["n_frames"]
 
 
-def test_embedded_videos_decode_from_anywhere(built: tuple[str, Path, Path], tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    _, _, embedded = built
+def test_a_default_build_decodes_from_another_working_folder(built: tuple[str, Path, Path], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    _, _, default = built
     monkeypatch.chdir(tmp_path)  # the bytes are in the shard: the working folder does not matter
-    check(*first_frame(embedded))
+    assert not (default / "videos").exists()
+    check(*first_frame(default))
 
 
 def test_videos_beside_the_shards_decode_from_the_folder(built: tuple[str, Path, Path],

@@ -23,7 +23,8 @@ ignored``, ``videos referenced = ok + missing + corrupt``.
 Without ``--raw`` the build uses the generator's default release
 (:func:`default_raw`), made once in the cache.
 
-Configs: ``questions`` (the test split), ``videos`` and ``errors``.
+Configs: ``questions`` (the test split), ``videos`` (the videos' bytes embedded by default, or files
+under ``videos/`` with ``--no-embed-videos``) and ``errors``.
 """
 
 from __future__ import annotations
@@ -216,7 +217,10 @@ RELEASE = builder.Release(
 def build(raw: Path | None = None, out: Path = Path("clovr"), workers: int = 1,
           progress: Callable[[int, int], None] | None = None, *,
           embed_videos: Annotated[bool, typer.Option(
-              "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
+              "--embed-videos/--no-embed-videos",
+              help="Store the videos' bytes in the videos config, so a row decodes from any working folder and "
+                   "after a push; --no-embed-videos keeps them as files under videos/ (rows then decode from "
+                   "inside the folder).")] = True) -> BuildReport:
     """Build the CLoVR-Bench folder at ``out`` from ``raw`` (default: the generator's release)."""
     raw = Path(raw).resolve() if raw else default_raw()
     return builder.build_release(RELEASE, raw, out, workers, progress, embed_videos)

@@ -22,8 +22,8 @@ type is rejected whole. Everything rejected is in the ``errors`` config, and
 Without ``--raw`` the build uses the generator's default release
 (:func:`default_raw`), made once in the cache.
 
-Configs: ``annotations`` (train/test), ``videos`` (per split; files copied to
-``videos/`` or embedded with ``embed_videos``) and ``errors``.
+Configs: ``annotations`` (train/test), ``videos`` (per split; the videos' bytes
+embedded by default, or files under ``videos/`` with ``--no-embed-videos``) and ``errors``.
 """
 
 from __future__ import annotations
@@ -210,7 +210,10 @@ RELEASE = builder.Release(
 def build(raw: Path | None = None, out: Path = Path("tar"), workers: int = 1,
           progress: Callable[[int, int], None] | None = None, *,
           embed_videos: Annotated[bool, typer.Option(
-              "--embed-videos", help="Store the videos' bytes in the videos config.")] = False) -> BuildReport:
+              "--embed-videos/--no-embed-videos",
+              help="Store the videos' bytes in the videos config, so a row decodes from any working folder and "
+                   "after a push; --no-embed-videos keeps them as files under videos/ (rows then decode from "
+                   "inside the folder).")] = True) -> BuildReport:
     """Build the TAR folder at ``out`` from ``raw`` (default: the generator's release, see :func:`default_raw`)."""
     raw = Path(raw).resolve() if raw else default_raw()
     return builder.build_release(RELEASE, raw, out, workers, progress, embed_videos)

@@ -87,7 +87,7 @@ def build_release(resource: Release, raw: Path, out: Path, workers: int,
     files: list[FileReport] = []
     errors: list[dict] = []
     parsed = resource.read(raw, files, errors)
-    report = BuildReport(items_in=len(parsed), unit=resource.unit)
+    report = BuildReport(items_in=len(parsed), unit=resource.unit, videos_embedded=embed_videos)
     rows = [r for r in parsed if not r.get("_rejected")]
 
     found, stray = ingest.find_videos(raw)
@@ -133,6 +133,12 @@ def card_text(meta: dict[str, Any], report: BuildReport, rows: list[Row], config
         videos_missing=report.videos_missing, videos_corrupt=report.videos_corrupt,
         files_in=report.files_in, files_parsed=report.files_parsed, files_rejected=report.files_rejected,
         files_ignored=report.files_ignored,
+        video_storage=("The videos' bytes are embedded in the `videos` shards (the default), so a row decodes "
+                       "from any working folder and after a push; `--no-embed-videos` keeps them as files under "
+                       "`videos/` instead." if report.videos_embedded else
+                       "This build keeps the videos as files under `videos/` of this folder (`--no-embed-videos`): "
+                       "a row's path is relative to the folder, so rows decode from inside it; a default build "
+                       "embeds the bytes in the `videos` shards."),
         origin=(f"**This build is the procedural generator's synthetic release**, not the real {real_name} data."
                 if generated else ""),
         config_table="\n".join(f"| `{c.name}` | {c.rows():,} | {c.description} |" for c in configs),

@@ -88,6 +88,7 @@ class BuildReport(Reconciled):
     video_seconds: float = 0.0
     by_split: dict[str, int] = field(default_factory=dict)
     unit: str = "annotations"  # what an item is called in the summary
+    videos_embedded: bool = True  # bytes inside the videos shards (default), else files under videos/
     missing: list[str] = field(default_factory=list)
     corrupt: list[str] = field(default_factory=list)
 

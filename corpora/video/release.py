@@ -5,6 +5,7 @@ video files (:func:`video_paths`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -34,8 +35,10 @@ VIDEO_FIELDS = [
     column("source_file", STR, "Path of the file in the raw folder"),
 ]
 # ``video`` is a ``datasets.Video()`` column ({bytes, path}): the Hub's viewer plays it and ``load_dataset`` gives
-# a video object. Its path is the file inside the folder (``videos/<id>.mp4``); with ``--embed-videos`` the bytes
-# are in the shard too. The feature type travels in the schema's ``huggingface`` metadata, as datasets writes it.
+# a video object. Its path names the file inside the folder (``videos/<id>.mp4``). By default the bytes are in the
+# shard too (as ``push_to_hub`` would embed them), so a row decodes from any working folder and from the Hub;
+# with ``--no-embed-videos`` the file itself is under ``videos/`` and ``datasets`` opens the path relative to the
+# working folder. The feature type travels in the schema's ``huggingface`` metadata, as datasets writes it.
 VIDEO_COLUMN = column("video", pa.struct([("bytes", pa.binary()), ("path", pa.string())]),
                       "The video (datasets.Video): its bytes when embedded, else its path inside the folder")
 
@@ -86,14 +89,19 @@ def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoC
         spec.shards[split] = writer.close()
 
 
-def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
-    """video_id -> absolute path, from the rows of a built ``videos`` config (all splits).
+def video_paths(folder: Path | str, videos_config: Any = None) -> dict[str, str]:
+    """video_id -> a local video file, from the rows of a built ``videos`` config (all splits; read from
+    ``folder`` unless given), for the code that seeks in files (frame sampling, FrameSelect pools).
 
-    A folder built with embedded videos has no files: their bytes are written once to
-    ``<cache>/videos/<sha256>.<ext>``.
+    A folder built with embedded videos (the default) has no files: their bytes are written once to
+    ``<cache>/videos/<sha256>/<video_id>.<ext>`` (the file name stays the video id, as in the folder); a folder
+    built with ``--no-embed-videos`` gives its own files.
     """
     import datasets  # lazy: only reading a videos config needs it
 
+    folder = Path(folder)
+    if videos_config is None:
+        videos_config = datasets.load_dataset(str(folder), "videos")
     out = {}
     for split in videos_config.values():
         if "video" in split.column_names:  # a datasets.Video column: read its bytes and path, decode nothing
@@ -102,7 +110,8 @@ def video_paths(folder: Path, videos_config: Any) -> dict[str, str]:
             path = (folder / row["path"]).resolve()
             data = (row.get("video") or {}).get("bytes")
             if not path.is_file() and data:
-                path = settings.cache_dir() / "videos" / f"{row['sha256']}{Path(row['path']).suffix}"
+                digest, name = hashlib.sha256(data).hexdigest(), Path(row["path"]).name  # name: <video_id>.<ext>
+                path = settings.cache_dir() / "videos" / digest / (name if name.strip(".") else f"{digest}.mp4")
                 if not path.is_file():
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_name(path.name + ".part")
