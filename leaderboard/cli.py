@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from neurips26 import settings
-from neurips26.errors import UserError
+from neurips26.errors import UnknownNameError, UserError
 from neurips26.options import DataOpt, StoreOpt
 from neurips26.results import SAMPLES_NAME, read_run
 
@@ -122,33 +122,83 @@ def submit(
 
 
 def leaderboard(
-    task: Annotated[str | None, typer.Option(help="One task (default: overall, see the definition printed).")] = None,
+    task: Annotated[str | None, typer.Option(help="One task's board.")] = None,
+    track: Annotated[str | None, typer.Option(
+        help="One track's overall board: text, video, or a method family (default: every track's).")] = None,
     store: StoreOpt = None,
-    limit: Annotated[int, typer.Option(min=1, help="Rows to show.")] = 20,
-    group: Annotated[str | None, typer.Option(help="Only the tasks of this group, e.g. locus.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="Rows to show per board.")] = 20,
+    group: Annotated[str | None, typer.Option(help="The overall of one group's tasks, e.g. locus.")] = None,
+    demo: Annotated[bool, typer.Option(
+        "--demo", help="The same boards over the UNRANKED runs (demo data, --limit...): the Space's Demo runs "
+                       "view, never a ranking.")] = False,
     format: Annotated[str, typer.Option("--format", help="table, json or csv (json and csv: the ranked rows; json "
-                                                         "also the definition and the tasks left out).")] = "table",
+                                                         "also each board's definition and the tasks left out).")
+                      ] = "table",
     signatures: Annotated[int | None, typer.Option(help="Instead: the failure signatures of submission ID.")] = None,
     against: Annotated[int | None, typer.Option(help="With --signatures: compare with submission ID.")] = None,
 ) -> None:
-    """Print the leaderboard: scores with 95% intervals and the ranks each model could hold (or, with --signatures,
-    how one submission fails)."""
-    from neurips26.leaderboard.ranking import OVERALL_DEFINITION, left_out, scope  # lazy: numpy, DuckDB
-    from neurips26.leaderboard.ranking import leaderboard as ranked  # lazy: as above
-    from neurips26.leaderboard.store import Store  # lazy: as above
-
+    """Print the leaderboard: each track's overall board (or one track, group or task), scores with 95% intervals
+    and the ranks each model could hold (or, with --signatures, how one submission fails)."""
+    from neurips26.leaderboard.store import UNRANKED, VALID, Store  # lazy: numpy, DuckDB
 
     if format not in ("table", "json", "csv"):
         raise UserError(f"--format {format!r}: choose table, json or csv")
     if against is not None and signatures is None:
         raise UserError("--against goes with --signatures (it compares two submissions' failure signatures)")
+    if sum(x is not None for x in (task, track, group)) > 1:
+        raise UserError("choose one of --task, --track and --group")
     board = Store(store)
     if signatures is not None:
         _print_signatures(board, signatures, against, format)
         return
-    table = ranked(board, task=task, group=group)
-    rows = table.slice(0, limit).to_pylist()
+    scores = board.scores(status=UNRANKED if demo else VALID)
+    boards = [_board(board, scores, title, limit, **where) for title, where in _chosen(board, task, track, group)]
+    if demo:
+        boards = [{**b, "board": f"DEMO RUNS, NOT RANKED: {b['board']}"} for b in boards]
+    if format == "json":
+        console.print_json(json.dumps({"demo": demo, "boards": [{k: v for k, v in b.items() if k != "table"}
+                                                                 for b in boards]}, default=str))
+    elif format == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=["board", *boards[0]["table"].column_names])
+        writer.writeheader()
+        writer.writerows({"board": b["board"], **row} for b in boards for row in b["rows"])
+        print(out.getvalue(), end="")
+    else:
+        if task is None:
+            from neurips26.leaderboard.ranking import OVERALL_DEFINITION  # lazy: as the store
+
+            console.print(escape(OVERALL_DEFINITION) + "\n", highlight=False)
+        for b in boards:
+            _print_board(b, board.root, task is not None, demo)
+
+
+def _chosen(board: Any, task: str | None, track: str | None, group: str | None) -> list[tuple[str, dict]]:
+    """(title, ``leaderboard`` arguments) of the boards asked for: a task's, a group's, or the tracks' overalls."""
+    from neurips26.leaderboard.tracks import tracks  # lazy: as the store
+
+    if task is not None:
+        return [(task, {"task": task})]
+    if group is not None:
+        return [(f"overall {group}", {"group": group})]
+    track_list = tracks(board.tasks, board.groups)
+    if track is not None:
+        track_list = [t for t in track_list if track in (t.name, t.group)]
+        if not track_list:
+            names = ", ".join(t.name for t in tracks(board.tasks, board.groups))
+            raise UnknownNameError(f"unknown track {track!r}; tracks: {names}")
+    return [(t.board if t.board != t.group else f"{t.label} overall", {"group": t.group}) for t in track_list]
+
+
+def _board(board: Any, scores: Any, title: str, limit: int, task: str | None = None,
+           group: str | None = None) -> dict[str, Any]:
+    """One board: its ranked table, the rows shown, its definition and the tasks left out of its mean."""
+    from neurips26.leaderboard.ranking import OVERALL_DEFINITION, left_out, scope  # lazy: numpy, DuckDB
+    from neurips26.leaderboard.ranking import leaderboard as ranked  # lazy: as above
+
+    table = ranked(board, task=task, group=group, scores=scores)
     names = scope(board.tasks, task, group, board.groups)
+    excluded: dict[str, str] = {}
     if task:
         spec = board.tasks[task]
         protocol = spec.protocol
@@ -157,39 +207,38 @@ def leaderboard(
                       f" is better" + (f"; protocol: split {protocol.split}, {protocol.num_fewshot}-shot, chat "
                                        f"template {'on' if protocol.chat_template else 'off'}, baseline "
                                        f"{protocol.baseline}" if protocol else ""))
-        excluded: dict[str, str] = {}
     else:
-        title = f"overall{' ' + group if group else ''}"
         excluded = left_out(board.tasks, names, group)
-        definition = OVERALL_DEFINITION + f"; tasks: {', '.join(n for n in names if n not in excluded)}"
-    if format == "json":
-        console.print_json(json.dumps({"board": title, "definition": definition, "left_out": excluded,
-                                       "rows": rows}, default=str))
-        return
-    if format == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=table.column_names)
-        writer.writeheader()
-        writer.writerows(rows)
-        print(out.getvalue(), end="")
-        return
-    console.print(escape(definition), highlight=False)
-    for name, why in sorted(excluded.items()):
-        console.print(f"not in overall: {escape(name)}: {escape(why)}", highlight=False)
+        definition = f"tasks: {', '.join(n for n in names if n not in excluded)}"
+    return {"board": title, "definition": definition, "overall": None if task else OVERALL_DEFINITION,
+            "left_out": excluded, "table": table, "rows": table.slice(0, limit).to_pylist()}
+
+
+def _print_board(b: dict[str, Any], root: Path, one_task: bool, demo: bool) -> None:
+    console.print(f"[bold]{escape(b['board'])}[/bold]", highlight=False)
+    console.print(escape(b["definition"]), highlight=False)
+    by_reason: dict[str, list[str]] = {}
+    for name, why in sorted(b["left_out"].items()):
+        by_reason.setdefault(why, []).append(name)
+    for why, names in by_reason.items():
+        console.print(f"not in the mean: {escape(', '.join(names))}: {escape(why)}", highlight=False)
+    table = b["table"]
     if table.num_rows == 0:
-        console.print(f"{title}: no ranked submissions yet in {board.root}", highlight=False)
+        what = "unranked runs" if demo else "ranked submissions"
+        console.print(f"{escape(b['board'])}: no {what} yet in {escape(str(root))}\n", highlight=False)
         return
-    out = Table(title=escape(title), caption=f"{table.num_rows} submission(s); 95% intervals; range: the ranks "
+    out = Table(title=escape(b["board"]), caption=f"{table.num_rows} submission(s); 95% intervals; range: the ranks "
                 "the intervals allow", caption_justify="left")
     headers = ["rank", "range", "model", "revision", "precision", "params", "score", "95% CI", "n", "id"]
-    for header in headers + ([] if task else ["tasks"]):
+    for header in headers + ([] if one_task else ["tasks"]):
         out.add_column(header, justify="left" if header in ("model", "revision", "precision") else "right")
-    for row in rows:
+    for row in b["rows"]:
         out.add_row(str(row["rank"]), f"{row['rank_best']}–{row['rank_worst']}", escape(row["model_id"]),
                     escape(row["revision"][:10]), escape(row["precision"]), human(row["params"]),
                     f"{row['score']:.3f}", f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]", str(row["n"]),
-                    f"#{row['submission_id']}", *([] if task else [str(row["n_tasks"])]))
+                    f"#{row['submission_id']}", *([] if one_task else [str(row["n_tasks"])]))
     console.print(out)
+    console.print()
 
 
 def _print_signatures(board: Any, entry_id: int, against: int | None, fmt: str) -> None:

@@ -409,10 +409,29 @@ def test_leaderboard_command_formats_and_definition(runs: dict[str, Any], board_
     assert "overall = mean over the tasks in scope of max(0, (score - baseline) / (best - baseline))" in table.output
     as_json = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "json"])
     parsed = json.loads(as_json.output)
-    assert parsed["board"] == "overall" and parsed["rows"][0]["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert [b["board"] for b in parsed["boards"]] == ["locus overall"]  # one board per track: here, one group
+    assert parsed["boards"][0]["rows"][0]["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert parsed["boards"][0]["definition"] == "tasks: locus_domain" and parsed["demo"] is False
+    # the demo view: the same board over UNRANKED runs (here the --limit 2 run), never beside the ranked one
+    data = json.loads(runs["limited"].results_file.read_text())  # its locus_domain part, still run with --limit 2
+    for key in ("results", "configs", "versions", "n-shot", "n-samples", "higher_is_better", "task_hashes"):
+        data[key] = {k: v for k, v in data.get(key, {}).items() if k == "locus_domain"}
+    data["group_subtasks"] = {}
+    domain = next(p for p in runs["limited"].samples_files if p.name.startswith("samples_locus_domain_"))
+    limited = submit(store, write_run(tmp_path / "limited", data, {"locus_domain": rows_of(domain)}), meta(data))
+    assert limited.status == "UNRANKED", limited.reason
+    ranked = json.loads(runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "json"]).output)
+    assert [r["submission_id"] for r in ranked["boards"][0]["rows"]] == [1]
+    demo = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--demo", "--track", "locus"],
+                         env={"COLUMNS": "200"})
+    assert demo.exit_code == 0, demo.output
+    assert "DEMO RUNS, NOT RANKED: locus overall" in demo.output and f"#{limited.id}" in demo.output
+    assert "#1 " not in demo.output
+    unknown = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--track", "audio"])
+    assert isinstance(unknown.exception, UnknownNameError) and "tracks: locus" in str(unknown.exception)
     as_csv = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "csv", "--task",
                                  "locus_domain"])
-    assert as_csv.output.splitlines()[0].startswith("model_id,revision,precision")
+    assert as_csv.output.splitlines()[0].startswith("board,model_id,revision,precision")  # one board column
     bad = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "xml"])
     assert isinstance(bad.exception, UserError)
 
