@@ -252,6 +252,18 @@ def test_the_board_normalises_with_the_recorded_measured_baseline(runs: dict[str
     assert len(overall) == 1 and math.isclose(overall[0]["score"], max(0.0, (acc - 0.1) / 0.9))
 
 
+def test_a_task_whose_baseline_reaches_its_best_adds_nothing_and_keeps_the_interval_finite(
+        runs: dict[str, Any], tmp_path: Path) -> None:
+    # a majority baseline over a tiny split can be the best score (every target the same label): no room above it
+    protocol = {**PROTOCOLS["locus_domain"], "baseline": 1.0}
+    tasks = protocol_tasks(tmp_path / "tasks", groups={"locus": ["locus_domain"]}, protocols={"locus_domain": protocol})
+    store = Store(tmp_path / "lb", tasks_dir=tasks)
+    results, samples = files(runs["full"])
+    assert store.submit(results, meta(runs["full"].results), samples).status == "VALID"
+    [row] = ranking.leaderboard(store).to_pylist()
+    assert (row["score"], row["ci_low"], row["ci_high"]) == (0.0, 0.0, 0.0)
+
+
 def test_a_run_on_the_demo_sample_is_unranked(runs: dict[str, Any], board_tasks: Path, tmp_path: Path) -> None:
     data = json.loads(runs["full"].results_file.read_text())
     data["configs"]["locus_domain"]["metadata"]["data"]["demo"] = True
