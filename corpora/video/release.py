@@ -5,7 +5,6 @@ video files (:func:`video_paths`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -89,30 +88,44 @@ def write_videos(out: Path, spec: hubfolder.ConfigSpec, checks: dict[str, VideoC
         spec.shards[split] = writer.close()
 
 
-def video_paths(folder: Path | str, videos_config: Any = None) -> dict[str, str]:
-    """video_id -> a local video file, from the rows of a built ``videos`` config (all splits; read from
-    ``folder`` unless given), for the code that seeks in files (frame sampling, FrameSelect pools).
+def video_paths(folder: Path | str) -> dict[str, str]:
+    """video_id -> a local video file, from the ``videos`` config of a built folder (all splits), for the code that
+    seeks in files (frame sampling, FrameSelect pools).
 
-    A folder built with embedded videos (the default) has no files: their bytes are written once to
-    ``<cache>/videos/<sha256>/<video_id>.<ext>`` (the file name stays the video id, as in the folder); a folder
-    built with ``--no-embed-videos`` gives its own files.
+    A folder built with ``--no-embed-videos`` gives its own files. A default build embeds the bytes: each video is
+    written once to ``<cache>/videos/<sha256>/<video_id>.<ext>`` (the file name stays the video id, as in the
+    folder). Only the small columns are read, and a video's bytes only when its cached file is missing.
     """
-    import datasets  # lazy: only reading a videos config needs it
+    import pyarrow.parquet as pq  # lazy: only reading a videos config needs it
+
+    from neurips26.errors import UserError  # lazy: as above
 
     folder = Path(folder)
-    if videos_config is None:
-        videos_config = datasets.load_dataset(str(folder), "videos")
+    shards = sorted((folder / "data" / "videos").glob("*.parquet"))
+    if not shards:
+        raise UserError(f"{folder}: no videos config; build it with `neurips26 build`")
     out = {}
-    for split in videos_config.values():
-        if "video" in split.column_names:  # a datasets.Video column: read its bytes and path, decode nothing
-            split = split.cast_column("video", datasets.Video(decode=False))
-        for row in split:
+    for shard in shards:
+        parquet = pq.ParquetFile(shard)
+        rows = parquet.read(columns=["video_id", "path", "sha256"]).to_pylist()
+        starts = [0]  # the first row of each row group (embedded builds write one video per row group)
+        for k in range(parquet.num_row_groups):
+            starts.append(starts[-1] + parquet.metadata.row_group(k).num_rows)
+        for i, row in enumerate(rows):
             path = (folder / row["path"]).resolve()
-            data = (row.get("video") or {}).get("bytes")
-            if not path.is_file() and data:
-                digest, name = hashlib.sha256(data).hexdigest(), Path(row["path"]).name  # name: <video_id>.<ext>
-                path = settings.cache_dir() / "videos" / digest / (name if name.strip(".") else f"{digest}.mp4")
+            if not path.is_file():
+                name, digest = Path(row["path"]).name, str(row["sha256"])
+                if name in ("", ".", "..") or len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
+                    raise UserError(f"{shard}: video {row['video_id']!r} has no file at {row['path']!r} and its "
+                                    f"path or sha256 ({digest!r}) cannot name a cached copy")
+                path = settings.cache_dir() / "videos" / digest / name
                 if not path.is_file():
+                    group = next(k for k in range(parquet.num_row_groups) if starts[k] <= i < starts[k + 1])
+                    video = parquet.read_row_group(group, columns=["video"]).column("video")[i - starts[group]]
+                    data = video["bytes"].as_py()
+                    if not data:
+                        raise UserError(f"{shard}: video {row['video_id']!r} is neither a file at {row['path']!r} "
+                                        "nor embedded")
                     path.parent.mkdir(parents=True, exist_ok=True)
                     tmp = path.with_name(path.name + ".part")
                     tmp.write_bytes(data)

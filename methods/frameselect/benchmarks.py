@@ -60,7 +60,7 @@ def _rows(folder: Path, config: str, split: str | None) -> list[dict[str, Any]]:
     data = datasets.load_dataset(str(folder), config)
     if split is not None and split not in data:
         raise UserError(f"{folder}: config {config!r} has no split {split!r} (has {', '.join(data)})")
-    paths = video_paths(folder, datasets.load_dataset(str(folder), "videos"))
+    paths = video_paths(folder)
     rows = [dict(row) for name in ([split] if split else list(data)) for row in data[name]]
     return [{**row, "_paths": paths} for row in rows]
 

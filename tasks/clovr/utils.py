@@ -22,7 +22,7 @@ def load_clovr(level: str, num_frames: int = 8, selector: str = "uniform", selec
     selector = frame_policy or selector
     folder = built_folder("clovr")
     test = load_config("clovr", "questions", metadata)["test"]
-    paths = video_paths(folder, load_config("clovr", "videos"))
+    paths = video_paths(folder)
     rows = []
     for row in test:
         if row["level"] != level:

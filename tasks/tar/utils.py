@@ -26,7 +26,7 @@ def load_tar(task_type: str, num_frames: int = 8, selector: str = "uniform", sel
     selector = frame_policy or selector
     folder = built_folder("tar")
     test = load_config("tar", "annotations", metadata)["test"]
-    paths = video_paths(folder, load_config("tar", "videos"))
+    paths = video_paths(folder)
     rows = []
     for row in test:
         if row["task_type"] != task_type:
