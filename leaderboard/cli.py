@@ -139,7 +139,8 @@ def leaderboard(
 ) -> None:
     """Print the leaderboard: each track's overall board (or one track, group or task), scores with 95% intervals
     and the ranks each model could hold (or, with --signatures, how one submission fails)."""
-    from neurips26.leaderboard.store import UNRANKED, VALID, Store  # lazy: numpy, DuckDB
+    from neurips26.leaderboard.ranking import OVERALL_DEFINITION, SCHEMA  # lazy: numpy, DuckDB
+    from neurips26.leaderboard.store import UNRANKED, VALID, Store  # lazy: as above
 
     if format not in ("table", "json", "csv"):
         raise UserError(f"--format {format!r}: choose table, json or csv")
@@ -152,7 +153,7 @@ def leaderboard(
         _print_signatures(board, signatures, against, format)
         return
     scores = board.scores(status=UNRANKED if demo else VALID)
-    boards = [_board(board, scores, title, limit, **where) for title, where in _chosen(board, task, track, group)]
+    boards = [_board(board, scores, limit, title, **where) for title, where in _chosen(board, task, track, group, demo)]
     if demo:
         boards = [{**b, "board": f"DEMO RUNS, NOT RANKED: {b['board']}"} for b in boards]
     if format == "json":
@@ -160,44 +161,44 @@ def leaderboard(
                                                                  for b in boards]}, default=str))
     elif format == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["board", *boards[0]["table"].column_names])
+        writer = csv.DictWriter(out, fieldnames=["board", *SCHEMA.names])
         writer.writeheader()
         writer.writerows({"board": b["board"], **row} for b in boards for row in b["rows"])
         print(out.getvalue(), end="")
     else:
         if task is None:
-            from neurips26.leaderboard.ranking import OVERALL_DEFINITION  # lazy: as the store
-
             console.print(escape(OVERALL_DEFINITION) + "\n", highlight=False)
         for b in boards:
             _print_board(b, board.root, task is not None, demo)
 
 
-def _chosen(board: Any, task: str | None, track: str | None, group: str | None) -> list[tuple[str, dict]]:
-    """(title, ``leaderboard`` arguments) of the boards asked for: a task's, a group's, or the tracks' overalls."""
-    from neurips26.leaderboard.tracks import tracks  # lazy: as the store
+def _chosen(board: Any, task: str | None, track: str | None, group: str | None,
+            demo: bool) -> list[tuple[str | None, dict]]:
+    """(title, ``leaderboard`` arguments) of the boards asked for: a task's, a group's, or the tracks' overalls
+    (named as the Space names them; with ``demo``, the tracks the Space's Demo runs view shows)."""
+    from neurips26.leaderboard.tracks import demo_tracks, tracks  # lazy: as the store
 
     if task is not None:
-        return [(task, {"task": task})]
+        return [(None, {"task": task})]
     if group is not None:
         return [(f"overall {group}", {"group": group})]
-    track_list = tracks(board.tasks, board.groups)
+    every = tracks(board.tasks, board.groups)
+    chosen = demo_tracks(every) if demo else every
     if track is not None:
-        track_list = [t for t in track_list if track in (t.name, t.group)]
-        if not track_list:
-            names = ", ".join(t.name for t in tracks(board.tasks, board.groups))
-            raise UnknownNameError(f"unknown track {track!r}; tracks: {names}")
-    return [(t.board if t.board != t.group else f"{t.label} overall", {"group": t.group}) for t in track_list]
+        chosen = [t for t in chosen if track in (t.name, t.group)]
+        if not chosen:
+            raise UnknownNameError(f"unknown track {track!r}; tracks: {', '.join(t.name for t in every)}"
+                                   + (" (--demo: the lm-eval tracks only)" if demo else ""))
+    return [(t.board, {"group": t.group}) for t in chosen]
 
 
-def _board(board: Any, scores: Any, title: str, limit: int, task: str | None = None,
+def _board(board: Any, scores: Any, limit: int, title: str | None, task: str | None = None,
            group: str | None = None) -> dict[str, Any]:
     """One board: its ranked table, the rows shown, its definition and the tasks left out of its mean."""
     from neurips26.leaderboard.ranking import OVERALL_DEFINITION, left_out, scope  # lazy: numpy, DuckDB
     from neurips26.leaderboard.ranking import leaderboard as ranked  # lazy: as above
 
     table = ranked(board, task=task, group=group, scores=scores)
-    names = scope(board.tasks, task, group, board.groups)
     excluded: dict[str, str] = {}
     if task:
         spec = board.tasks[task]
@@ -208,6 +209,7 @@ def _board(board: Any, scores: Any, title: str, limit: int, task: str | None = N
                                        f"template {'on' if protocol.chat_template else 'off'}, baseline "
                                        f"{protocol.baseline}" if protocol else ""))
     else:
+        names = scope(board.tasks, task, group, board.groups)
         excluded = left_out(board.tasks, names, group)
         definition = f"tasks: {', '.join(n for n in names if n not in excluded)}"
     return {"board": title, "definition": definition, "overall": None if task else OVERALL_DEFINITION,

@@ -195,15 +195,16 @@ def _task_rows(scores: pa.Table, spec: TaskSpec) -> dict[str, np.ndarray]:
         fixed = np.nan if isinstance(protocol.baseline, str) else float(protocol.baseline)
         base = np.where(np.isnan(base), fixed, base)
         span = protocol.best - base
-        with np.errstate(divide="ignore", invalid="ignore"):
-            norm = {"norm": (value - base) / span, "norm_low": (lo - base) / span, "norm_high": (hi - base) / span,
-                    "norm_se": se / np.abs(span)}
+
+        def over_span(x: np.ndarray) -> np.ndarray:  # a baseline at the best (a one-label split): no skill shows, 0
+            return np.divide(x, span, out=np.zeros(len(value)), where=span != 0)
+
+        norm = {"norm": over_span(value - base), "norm_low": over_span(lo - base), "norm_high": over_span(hi - base),
+                "norm_se": np.abs(over_span(se))}
         if not protocol.higher_is_better:
             norm["norm_low"], norm["norm_high"] = norm["norm_high"], norm["norm_low"]
         for key in ("norm", "norm_low", "norm_high"):  # below the baseline is no skill: 0, as the OLL v2 clips
             norm[key] = np.maximum(norm[key], 0.0)
-        for key in norm:  # a baseline at the best (a majority over a split of one label): no skill can show, 0 +- 0
-            norm[key] = np.where(span == 0, 0.0, norm[key])
     else:
         norm = {k: np.full(len(value), np.nan) for k in ("norm", "norm_low", "norm_high", "norm_se")}
     return norm | {"submission_id": rows["submission_id"].to_numpy(zero_copy_only=False).astype(np.int64),

@@ -63,6 +63,12 @@ def tracks(tasks: Mapping[str, TaskSpec], groups: Mapping[str, list[str]]) -> li
     return out
 
 
+def demo_tracks(track_list: list[Track]) -> list[Track]:
+    """The tracks whose boards the demo view shows over UNRANKED runs: the lm-eval ones (a method family's
+    evaluator outside lm-eval has no demo runs)."""
+    return [t for t in track_list if not t.family]
+
+
 def board_scopes(track_list: list[Track]) -> dict[str, dict[str, str]]:
     """Board name -> the ``leaderboard`` arguments of every board of the tracks (their overalls and parts)."""
     scopes: dict[str, dict[str, str]] = {}

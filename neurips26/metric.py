@@ -30,8 +30,3 @@ def recorded(sample: Sample, config: Mapping[str, Any], metric: str) -> float | 
     """The per-document value lm-eval recorded for ``metric`` (None when it is not a number)."""
     value = sample.values.get(metric)
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def metric_info(name: str) -> dict[str, Any]:
-    """range, higher_is_better, binary of a registered metric; :class:`UnknownNameError` otherwise."""
-    return METRICS.info(name)

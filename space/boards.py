@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 from neurips26.leaderboard.ranking import OVERALL_DEFINITION, leaderboard, left_out, scope
 from neurips26.leaderboard.tables import UNRANKED, VALID
-from neurips26.leaderboard.tracks import Track, board_scopes, track_parts
+from neurips26.leaderboard.tracks import Track, board_scopes, demo_tracks, track_parts
 
 SCORE = "Score [95% CI]"  # one cell: the score and its interval, so the interval is never scrolled out of view
 # Columns a user may hide; Rank, Model, Score and the per-task or per-benchmark score columns always show.
@@ -245,7 +245,7 @@ def load_boards(store: Any, track_list: list[Track], tasks: Iterable[str] = ()
     """Raw leaderboards by name (each track's overall and parts, each of ``tasks``; and the same boards of the lm-eval
     tracks over UNRANKED runs, named ``demo:<board>``), and why any of them could not be ranked."""
     scopes = board_scopes(track_list) | {task: {"task": task} for task in tasks}
-    demo = board_scopes([t for t in track_list if not t.family])
+    demo = board_scopes(demo_tracks(track_list))
     boards, problems = {}, []
     for prefix, where_by_name, status in (("", scopes, VALID), (DEMO, demo, UNRANKED)):
         scores = store.scores(status=status)
@@ -282,7 +282,7 @@ def board_views(track_list: list[Track], tasks: list[str]) -> list[BoardView]:
     families = [t.board for t in track_list if t.family]
     if families:
         views.append(BoardView("methods", "Methods", families))
-    demo = [name for t in track_list if not t.family for name in (t.board, *t.parts)]
+    demo = [name for t in demo_tracks(track_list) for name in (t.board, *t.parts)]
     return [*views, BoardView("task", "Per task", tasks), BoardView("demo", "Demo runs", demo, demo=True)]
 
 

@@ -421,7 +421,7 @@ def test_leaderboard_command_formats_and_definition(runs: dict[str, Any], board_
     assert "overall = mean over the tasks in scope of max(0, (score - baseline) / (best - baseline))" in table.output
     as_json = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--format", "json"])
     parsed = json.loads(as_json.output)
-    assert [b["board"] for b in parsed["boards"]] == ["locus overall"]  # one board per track: here, one group
+    assert [b["board"] for b in parsed["boards"]] == ["locus"]  # one board per track (here one group), as the Space
     assert parsed["boards"][0]["rows"][0]["model_id"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
     assert parsed["boards"][0]["definition"] == "tasks: locus_domain" and parsed["demo"] is False
     # the demo view: the same board over UNRANKED runs (here the --limit 2 run), never beside the ranked one
@@ -437,7 +437,7 @@ def test_leaderboard_command_formats_and_definition(runs: dict[str, Any], board_
     demo = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--demo", "--track", "locus"],
                          env={"COLUMNS": "200"})
     assert demo.exit_code == 0, demo.output
-    assert "DEMO RUNS, NOT RANKED: locus overall" in demo.output and f"#{limited.id}" in demo.output
+    assert "DEMO RUNS, NOT RANKED: locus" in demo.output and f"#{limited.id}" in demo.output
     assert "#1 " not in demo.output
     unknown = runner.invoke(app, ["leaderboard", "--store", str(store.root), "--track", "audio"])
     assert isinstance(unknown.exception, UnknownNameError) and "tracks: locus" in str(unknown.exception)
