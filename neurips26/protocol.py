@@ -83,6 +83,14 @@ class Protocol(BaseModel):
     note: str | None = None
     size: int | None = None  # the split's number of documents, when the protocol fixes it
 
+    @model_validator(mode="before")
+    @classmethod
+    def _baseline_measured(cls, data: Any) -> Any:
+        """A protocol given its measurement alone (``baseline_from``) takes the measured best as its baseline."""
+        if isinstance(data, dict) and "baseline" not in data and data.get("baseline_from") is not None:
+            return {**data, "baseline": MeasuredBaseline.model_validate(data["baseline_from"]).value}
+        return data
+
     @field_validator("range")
     @classmethod
     def _ordered(cls, value: tuple[float, float]) -> tuple[float, float]:

@@ -34,7 +34,7 @@ MEASURED = {
 PROTOCOL = PROTOCOLS.register(TASK, group="robot_actions", output_type="generate_until", version=TASK_VERSION,
                               metrics=METRICS)(Protocol(
     split="test", num_fewshot=0, fewshot_split=None, chat_template=False, metric="max_coverage",
-    higher_is_better=True, baseline=MEASURED[TASK].value, baseline_from=MEASURED[TASK], range=(0, 1),
+    higher_is_better=True, baseline_from=MEASURED[TASK], range=(0, 1),
     size=STANDARD["episodes"],
     task_metadata=dict(STANDARD),
     note="Policies for PushT (gym-pusht): rollouts from fixed seeds; metrics recomputed from each rollout's "

@@ -53,8 +53,7 @@ PROTOCOLS_BY_TYPE = {
     task_type: PROTOCOLS.register(task_name(task_type), group="fic", output_type="generate_until",
                                   version=TASK_VERSION, metrics=METRICS)(Protocol(
         split="test", num_fewshot=0, fewshot_split=None, chat_template=True, metric="fic_p_sharded",
-        higher_is_better=True, baseline=MEASURED[task_name(task_type)].value,
-        baseline_from=MEASURED[task_name(task_type)], range=(0, 1), size=TEST_SIZES[task_type],
+        higher_is_better=True, baseline_from=MEASURED[task_name(task_type)], range=(0, 1), size=TEST_SIZES[task_type],
         task_metadata=standard_settings(task_type),
         note="P, A and U per setting are recomputed from the recorded per-simulation scores"))
     for task_type in MAX_GEN_TOKS

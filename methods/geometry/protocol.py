@@ -51,29 +51,25 @@ MEASURED = {
 }
 
 
-def _measured(task: str) -> dict[str, object]:
-    return {"baseline": MEASURED[task].value, "baseline_from": MEASURED[task]}
-
-
 TASKS = {
     "geometry_segmentation": PROTOCOLS.register(
         "geometry_segmentation", group="fractal_g", output_type="generate_until", version=VERSION,
         metrics=("boundary_iou", "dice", "hd95", "nsd"))(Protocol(
             split="test", metric="boundary_iou", higher_is_better=True, range=(0, 1), size=36,
-            task_metadata=SEGMENTATION, note=NOTE, **_measured("geometry_segmentation"))),
+            task_metadata=SEGMENTATION, note=NOTE, baseline_from=MEASURED["geometry_segmentation"])),
     "geometry_contours": PROTOCOLS.register(
         "geometry_contours", group="fourier_contours", output_type="generate_until", version=VERSION,
         metrics=("ef_abs_error", "edv_rel_error"))(Protocol(
             split="test", metric="ef_abs_error", higher_is_better=False, range=(0, 100), size=40,
-            task_metadata=CONTOURS, note=NOTE, **_measured("geometry_contours"))),
+            task_metadata=CONTOURS, note=NOTE, baseline_from=MEASURED["geometry_contours"])),
     "geometry_motion": PROTOCOLS.register(
         "geometry_motion", group="time2track", output_type="generate_until", version=VERSION,
         metrics=("motion_skill", "motion_rmse"))(Protocol(
             split="test", metric="motion_skill", higher_is_better=True, range=(-1, 1), size=54,
-            task_metadata=MOTION, note=NOTE, **_measured("geometry_motion"))),
+            task_metadata=MOTION, note=NOTE, baseline_from=MEASURED["geometry_motion"])),
     "geometry_surfaces": PROTOCOLS.register(
         "geometry_surfaces", group="surface_recon", output_type="generate_until", version=VERSION,
         metrics=("fscore", "chamfer_l1", "normal_consistency"))(Protocol(
             split="test", metric="fscore", higher_is_better=True, range=(0, 1), size=16,
-            task_metadata=SURFACES, note=NOTE, **_measured("geometry_surfaces"))),
+            task_metadata=SURFACES, note=NOTE, baseline_from=MEASURED["geometry_surfaces"])),
 }

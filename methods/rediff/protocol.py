@@ -29,5 +29,5 @@ MEASURED = {
 PROTOCOL = PROTOCOLS.register(TASK, group="rediff", output_type="generate_until", version=TASK_VERSION,
                               metrics=("exact_match",))(Protocol(
     split="test", num_fewshot=0, fewshot_split=None, chat_template=False, metric="exact_match",
-    higher_is_better=True, baseline=MEASURED[TASK].value, baseline_from=MEASURED[TASK], range=(0, 1),
+    higher_is_better=True, baseline_from=MEASURED[TASK], range=(0, 1),
     size=STANDARD_SIZE, task_metadata={"digits": STANDARD_DIGITS, "tokens_per_step": STANDARD_TOKENS_PER_STEP}))
