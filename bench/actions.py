@@ -24,7 +24,9 @@ from neurips26.corpora.pusht import sim
 from neurips26.methods.actions import data as demos_data
 from neurips26.methods.actions.codecs import chunks_of, codec_table
 from neurips26.methods.actions.evaluate import rollouts, seeds
-from neurips26.methods.actions.train import METHODS, default_device, train
+from neurips26.methods.actions.train import METHODS, train
+
+from neurips26.models import device as default_device
 
 
 def table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
@@ -46,7 +48,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="Rollout length (simulated seconds).")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: CUDA when present).")
     args = parser.parse_args()
-    device = args.device or default_device()
+    device = default_device(args.device)
 
     demos = demos_data.load(args.data, "train") + demos_data.load(args.data, "test")
     chunks = chunks_of([d.action for d in demos], 16)

@@ -30,9 +30,10 @@ from neurips26.corpora.pusht.records import SUCCESS_COVERAGE
 from neurips26.methods.actions.data import from_store
 from neurips26.methods.actions.evaluate import Rollout, rollouts, seeds
 from neurips26.methods.actions.policies import Policy, PolicyConfig
-from neurips26.methods.actions.train import METHODS, dataset, default_device, train
+from neurips26.methods.actions.train import METHODS, dataset, train
 
 from claims.core import CLAIMS, ROOT, Arm, Outcome, interval
+from neurips26.models import device as default_device
 
 RAW = ROOT.parent / "shared" / "data" / "pusht"
 ARMS = ("fafm", "flow_raw", "bc")

@@ -34,9 +34,10 @@ from neurips26.methods.actions import adapt
 from neurips26.methods.actions.data import from_store
 from neurips26.methods.actions.evaluate import rollouts, seeds
 from neurips26.methods.actions.shift import MIRROR_X, target_demos
-from neurips26.methods.actions.train import default_device, finetune, train
+from neurips26.methods.actions.train import finetune, train
 
 from claims.core import CLAIMS, ROOT, Arm, Outcome
+from neurips26.models import device as default_device
 
 RAW = ROOT.parent / "shared" / "data" / "pusht"
 HEADLINE_K = 5

@@ -22,10 +22,10 @@ import numpy as np
 from neurips26.methods.rediff.cascade import speeds, summarise
 from neurips26.methods.rediff.data import evaluation_set
 from neurips26.methods.rediff.experiment import DECODERS, decode_all, exact_match_items, train_arms
-from neurips26.methods.rediff.model import default_device
 from neurips26.methods.rediff.schedule import Schedule
 
 from claims.core import CLAIMS, Arm, Outcome
+from neurips26.models import device as default_device
 
 # scale -> (training schedule of both arms, evaluation problems)
 SCALES = {

@@ -13,7 +13,8 @@ import typer
 
 from neurips26 import hubfolder
 from neurips26.errors import UserError
-from neurips26.options import DataOpt, out_option, resource_folder
+from neurips26.models import device as choose_device
+from neurips26.options import DataOpt, DeviceOpt, out_option, resource_folder
 from neurips26.output import progress
 
 from . import data as demos_data
@@ -36,14 +37,6 @@ def _rates(text: str) -> tuple[float, ...]:
     return rates
 
 
-def _device(device: str) -> str:
-    from .train import default_device  # lazy: torch loads only when a command runs
-
-    if device not in ("auto", "cpu", "cuda"):
-        raise UserError(f"--device {device!r}: use auto, cpu or cuda")
-    return default_device() if device == "auto" else device
-
-
 @actions.command()
 def train(
     data: DataOpt = None,
@@ -59,7 +52,7 @@ def train(
     coefficients: Annotated[int, typer.Option(min=1, help="FAFM: DCT coefficients K.")] = 8,
     sobolev: Annotated[float, typer.Option(min=0, help="FAFM: weight of the first-derivative penalty.")] = 0.1,
     seed: int = 0,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    device: DeviceOpt = None,
     threads: Annotated[int, typer.Option(min=1, help="CPU threads for torch (1 is fastest for these MLPs).")] = 1,
 ) -> None:
     """Train each method on the training demonstrations; print and save the training cost."""
@@ -76,7 +69,7 @@ def train(
     demos = demos_data.load(data, "train", rate_list, episodes)
     provenance = hubfolder.provenance(data, "pusht", "episodes" if rate_list == (10.0,) else "mixed_frequency")
     suffix = "" if rate_list == (10.0,) else f"@{MIXED}"
-    where, costs = _device(device), []
+    where, costs = choose_device(device), []
     with progress(transient=False) as bars:
         for method in wanted:
             options = {"coefficients": coefficients, "sobolev": sobolev} if method == "fafm" else {}
@@ -107,7 +100,7 @@ def eval_(
     max_seconds: Annotated[float, typer.Option(min=1, help="Rollout time limit (the standard run: 30 s).")]
     = STANDARD["max_seconds"],
     only: Annotated[str | None, typer.Option(help="Comma-separated model names (file stems) to evaluate.")] = None,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    device: DeviceOpt = None,
 ) -> None:
     """Roll every saved policy out in the simulator from the fixed seeds at each rate; write each run as lm-eval
     results + samples (task pusht_rollout, ranked on the leaderboard's robot_actions board when standard)."""
@@ -120,7 +113,7 @@ def eval_(
     if not paths:
         raise UserError(f"{models}: no policies (*.pt{' matching --only' if names else ''}); run neurips26 actions "
                         "train first")
-    where, rate_list, rows = _device(device), _rates(rates), []
+    where, rate_list, rows = choose_device(device), _rates(rates), []
     seed_list = seeds(episodes)
     with progress() as bars:
         for path in paths:

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from neurips26 import models
+
 from .data import Demo, pairs
 from .policies import Policy, PolicyConfig, from_checkpoint
 
@@ -21,11 +23,6 @@ METHODS: dict[str, dict] = {
 }
 """The compared methods: the behaviour-cloning MLP, flow matching on raw chunks, and FAFM (flow matching on DCT
 coefficients with the first-derivative penalty)."""
-
-
-def default_device() -> str:
-    """CUDA when present, else the CPU."""
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 @dataclass
@@ -61,7 +58,7 @@ def train(method: str, demos: list[Demo], *, steps: int = 2000, batch_size: int 
     is fastest; more threads on a busy machine can be many times slower. ``checkpoint(step, policy)`` is called
     (the policy in eval mode) every ``every`` steps, for a learning curve.
     """
-    device = device or default_device()
+    device = models.device(device)
     if threads:
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -123,5 +120,5 @@ def save(policy: Policy, path: Path, **info) -> Path:
 
 def load(path: Path, device: str | None = None) -> tuple[Policy, dict]:
     """A saved policy and its info."""
-    payload = torch.load(path, map_location=device or default_device(), weights_only=False)
-    return from_checkpoint(payload, device or default_device()), payload.get("info", {})
+    payload = torch.load(path, map_location=models.device(device), weights_only=False)
+    return from_checkpoint(payload, models.device(device)), payload.get("info", {})

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from neurips26.options import out_option
+from neurips26.options import DeviceOpt, out_option
 from neurips26.output import progress
 from neurips26.settings import REPO_ROOT
 
@@ -43,7 +43,7 @@ def train_(
     scale: Annotated[str, typer.Option(help=f"Size of the run: {', '.join(SCALES)} (large: for a GPU).")] = "tiny",
     out: Annotated[Path, out_option("Folder for the checkpoint and metrics.json.")] = Path("geometry-train"),
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    device: Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")] = "auto",
+    device: DeviceOpt = None,
     own_data: Annotated[Path | None, typer.Option(
         "--own-data", help="Your own data instead of the generated set, for the methods that read it (fractal-g: a "
                            "folder of images/ and masks/ PNGs).")] = None,
@@ -60,7 +60,8 @@ def train_(
             raise GeometryError(f"--own-data {own_data}: not a folder")
         options["data"] = own_data
     with progress() as bars:
-        metrics = trainer(scale, out, seed=seed, device=device, progress=bars.track(f"{method} ({scale})"), **options)
+        metrics = trainer(scale, out, seed=seed, device=device or "auto", progress=bars.track(f"{method} ({scale})"),
+                          **options)
     _print_rows(metrics)
     print(f"checkpoint and metrics.json in {out}")
 

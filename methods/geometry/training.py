@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from neurips26 import models
 from neurips26.registry import Registry
 
 from .core import GeometryError
@@ -41,13 +42,8 @@ GEOMETRY_METHODS: Registry[Trainer] = Registry("geometry method", group="neurips
 
 
 def device(name: str = "auto") -> torch.device:
-    """``auto``: CUDA when present, else the CPU."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        return torch.device(name)
-    except RuntimeError:
-        raise GeometryError(f"--device {name!r}: use auto, cpu or cuda") from None
+    """``auto``: CUDA when present, else the CPU; else ``name`` when this machine has it (:func:`models.device`)."""
+    return torch.device(models.device(name))
 
 
 def read_metrics(out: Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from neurips26.options import ModelOpt, out_option
+from neurips26.options import DeviceOpt, ModelOpt, out_option
 from neurips26.output import progress
 
 
@@ -48,7 +48,7 @@ def ipg(
     endpoints: Annotated[bool, typer.Option(help="Also sample J(0) and J(1) for the completeness check.")] = True,
     batch_rows: Annotated[int, typer.Option(help="Trajectories per batched model pass.")] = 64,
     seed: Annotated[int, typer.Option(min=0, help="Seed for problems and sampling.")] = 0,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    device: DeviceOpt = None,
     out: Annotated[Path, out_option("Output folder (Hub-ready dataset + ipg.png).")] = Path("ipg"),
 ) -> None:
     """Integrated Policy Gradient: attribute a task's outcome (e.g. a correct final answer) to MLP neurons.
@@ -65,7 +65,7 @@ def ipg(
 
     settings = Settings(model, task, parse_layers(layers), steps, samples, problems, max_new_tokens, temperature,
                         sae, sae_site, module, joint, outcome, top_k, gamma, seeds, eval_samples, ablation,
-                        validation, heldout, endpoints, batch_rows, seed, device,
+                        validation, heldout, endpoints, batch_rows, seed, device or "auto",
                         command=shlex.join(["neurips26", "ipg", *sys.argv[1:][sys.argv[1:2] == ["ipg"]:]]))
     settings.check()
     console = Console()

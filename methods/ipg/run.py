@@ -74,8 +74,7 @@ class Settings:
             raise UserError("--gamma must be >= 0, --top-k and --seeds >= 1")
         if self.sae is not None and self.layers is not None and len(self.layers) != 1:
             raise UserError("--sae needs exactly one layer (the SAE's layer) in --layers")
-        if self.device not in ("auto", "cpu", "cuda"):
-            raise UserError(f"--device must be auto, cpu or cuda, not {self.device!r}")
+        models.device(self.device)  # auto, cpu, cuda or cuda:N that this machine has
 
 
 def parse_layers(text: str | None) -> list[int] | None:
@@ -139,7 +138,7 @@ def load_model(name: str | None, device: str) -> tuple[Any, Any, str]:
     source = model_source(name)
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
-    return model.to(models.device(None if device == "auto" else device)), tokenizer, source
+    return model.to(models.device(device)), tokenizer, source
 
 
 def file_digests(source: str, sae: Path | None) -> dict[str, str]:

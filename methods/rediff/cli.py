@@ -13,7 +13,8 @@ from typing import Annotated
 import typer
 
 from neurips26.errors import UserError
-from neurips26.options import out_option
+from neurips26.models import device as choose_device
+from neurips26.options import DeviceOpt, out_option
 from neurips26.output import progress
 
 from .cascade import speeds, summarise
@@ -27,14 +28,6 @@ rediff = typer.Typer(help="ReDiff: error cascades in parallel decoding of a mask
                      no_args_is_help=True, add_completion=False)
 BASE, REFINER = "base.pt", "rediff.pt"
 DEFAULT = Schedule()
-
-
-def _device(device: str) -> str:
-    from .model import default_device  # lazy: torch loads only when a command runs, not at CLI start-up
-
-    if device not in ("auto", "cpu", "cuda"):
-        raise UserError(f"--device {device!r}: use auto, cpu or cuda")
-    return default_device() if device == "auto" else device
 
 
 def _ks(text: str | None, length: int) -> list[int]:
@@ -65,7 +58,7 @@ def train(
     dim: Annotated[int, typer.Option(min=8, help="Model width.")] = DEFAULT.dim,
     layers: Annotated[int, typer.Option(min=1, help="Transformer layers.")] = DEFAULT.layers,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the initial weights and the training problems.")] = 0,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    device: DeviceOpt = None,
 ) -> None:
     """Pre-train a masked-diffusion LM on generated addition, then branch it: ReDiff (stage 1 on synthetic
     corruptions, stage 2 on its own parallel drafts corrected toward the exact answers) and the base, trained as
@@ -74,7 +67,7 @@ def train(
     from .model import save  # lazy: torch, only when a command runs
 
     schedule = Schedule(digits, steps, stage1_steps, stage2_steps, batch_size, dim, layers)
-    where = _device(device)
+    where = choose_device(device)
     with progress(transient=False) as bars:
         arms = train_arms(schedule, seed, where, bars.steps)
     costs = {arm: [c.as_dict() for c in arm_costs] for arm, arm_costs in arms.costs.items()}
@@ -103,13 +96,13 @@ def eval_(
     = STANDARD_SIZE,
     window: Annotated[int, typer.Option(min=1, help="Cascade lift: how near (in tokens) an earlier error counts.")]
     = 2,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    device: DeviceOpt = None,
 ) -> None:
     """Decode the evaluation problems with the base model (no revision) and with ReDiff (revision allowed) at
     each number of tokens per step; write lm-eval-shaped results per run, curves.json and speed_quality.png."""
     from .model import TorchDenoiser, load  # lazy: torch, only when a command runs
 
-    where = _device(device)
+    where = choose_device(device)
     base, _, base_info = load(models / BASE, where)
     refiner, _, info = load(models / REFINER, where)
     data = evaluation_set(base.config["digits"], problems)

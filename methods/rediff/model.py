@@ -20,14 +20,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from neurips26 import models
 from neurips26.errors import UserError
 
 from .data import N_TOKENS, VOCAB
-
-
-def default_device() -> str:
-    """``cuda`` when a GPU is present, else ``cpu``."""
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 class MaskedDiffusionLM(nn.Module):
@@ -97,9 +93,9 @@ def load(path: Path, device: str | None = None) -> tuple[MaskedDiffusionLM, str,
     if not Path(path).is_file():
         raise UserError(f"model file {path} not found: run `neurips26 rediff train` first")
     try:
-        saved = torch.load(path, map_location=device or default_device(), weights_only=True)
+        saved = torch.load(path, map_location=models.device(device), weights_only=True)
         model = MaskedDiffusionLM(**saved["config"])
         model.load_state_dict(saved["state"])
     except (KeyError, TypeError, RuntimeError, OSError) as exc:
         raise UserError(f"{path} is not a ReDiff model file: {exc}") from None
-    return model.to(device or default_device()), str(saved.get("stage", "")), dict(saved.get("info") or {})
+    return model.to(models.device(device)), str(saved.get("stage", "")), dict(saved.get("info") or {})
