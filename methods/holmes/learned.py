@@ -184,8 +184,12 @@ class Learned:
         return self._background[key]
 
     def detect(self, img: np.ndarray, bg: np.ndarray) -> list[tuple[Blob, str, str | None, bool]]:
-        """(blob, colour, kind or None, hazard) of every blob the colour model does not call ``none``."""
-        blobs = [describe(img, ys, xs, self.codebook) for ys, xs in foreground_blobs(img, bg)]
+        """(blob, colour, kind or None, hazard) of every blob of ``img`` the colour model does not call ``none``."""
+        return self.classify([describe(img, ys, xs, self.codebook) for ys, xs in foreground_blobs(img, bg)])
+
+    def classify(self, blobs: list[Blob]) -> list[tuple[Blob, str, str | None, bool]]:
+        """(blob, colour, kind or None, hazard) of each of ``blobs`` the colour model does not call ``none`` (the
+        largest per colour and road-or-sidewalk)."""
         if not blobs:
             return []
         x = np.stack([b.features for b in blobs])

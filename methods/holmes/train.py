@@ -100,13 +100,13 @@ def measure(model: Learned, videos: list[dict[str, Any]]) -> dict[str, float]:
     for v in videos:
         width = v["pixels"].shape[2]
         for img, t in zip(v["pixels"], v["times"], strict=True):
-            for rows, cols in foreground_blobs(img, v["background"]):
-                b = describe(img, rows, cols, model.codebook)
+            blobs = [describe(img, rows, cols, model.codebook) for rows, cols in foreground_blobs(img, v["background"])]
+            for b in blobs:
                 y = label(b, float(t), v["scene"], width)
                 if y[0] != NONE:
                     xs.append(b.features)
                     truth.append(y)
-            got = {(c, k == "pedestrian") for _, c, k, _ in model.detect(img, v["background"])}
+            got = {(c, k == "pedestrian") for _, c, k, _ in model.classify(blobs)}
             for e in v["scene"]:
                 box = e.box(float(t))
                 if box is not None and 0 <= (box[0] + box[2]) / 2 <= 1:
