@@ -26,8 +26,9 @@ The CLI prints ``summary()``, then each of ``problems`` (what the errors config 
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
 
@@ -93,3 +94,7 @@ class Reconciled(ABC):
     def tally_text(self) -> str:
         """Every tally, ``; ``-separated, and whether they reconcile."""
         return "; ".join(map(str, self.tallies())) + f" ({self.reconciled()})"
+
+    def to_json(self, **extra: object) -> str:
+        """``build_report.json``: the report's fields (a dataclass's), ``reconciles``, then ``extra`` (the files)."""
+        return json.dumps({**asdict(self), "reconciles": self.reconciles(), **extra}, indent=2) + "\n"

@@ -14,9 +14,7 @@ to ``errors`` with its reason: per task type, read = kept (train + test) + rejec
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +81,7 @@ def build(raw: Path | None = None, out: Path = Path("fic"), workers: int = 1,
                                             "package_version": __version__}, inputs, demo=False)
     hubfolder.write_card(out, configs, META, render_card(report, configs))
     hubfolder.write_croissant(out, configs, META)
-    payload = {**asdict(report), "reconciles": report.reconciles()}
-    (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    (out / "build_report.json").write_text(report.to_json(), encoding="utf-8")
     hubfolder.commit_build(out, final)
     if progress:
         progress(2, 2)

@@ -19,7 +19,6 @@ from raw codes with workers, ``locus_v1`` beside the evaluation sets. The bytes 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
@@ -281,6 +280,4 @@ def _write_evalsets(out: Path, specs: dict, built: list[str], sections: list[Pat
 
 
 def _report_json(report: BuildReport, files: list[FileReport]) -> str:
-    payload = {**asdict(report), "reconciles": report.reconciles(),
-               "files": [asdict(f) for f in sorted(files, key=lambda f: natural_key(f.path))]}
-    return json.dumps(payload, indent=2) + "\n"
+    return report.to_json(files=[asdict(f) for f in sorted(files, key=lambda f: natural_key(f.path))])

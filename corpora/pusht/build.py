@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -161,7 +159,6 @@ def build(raw: Path | None = None, out: Path = Path("pusht"), workers: int = 1,
                                             "episodes": wanted, "frames": frames}, inputs, demo=False)
     hubfolder.write_card(out, configs, META, render_card(report, configs, source))
     hubfolder.write_croissant(out, configs, META)
-    payload = {**asdict(report), "reconciles": report.reconciles()}
-    (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    (out / "build_report.json").write_text(report.to_json(), encoding="utf-8")
     hubfolder.commit_build(out, final)
     return report

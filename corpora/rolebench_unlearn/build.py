@@ -33,7 +33,6 @@ and ``errors``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -167,8 +166,7 @@ def build(raw: Path | None = None, out: Path = Path("rolebench_unlearn"), worker
                                             "source": source}, inputs, demo=is_sample)
     hubfolder.write_card(out, configs, META, render_card(report, role_rows, configs, source))
     hubfolder.write_croissant(out, configs, META)
-    payload = {**asdict(report), "reconciles": report.reconciles(), "files": [asdict(f) for f in files]}
-    (out / "build_report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    (out / "build_report.json").write_text(report.to_json(files=[asdict(f) for f in files]), encoding="utf-8")
     hubfolder.commit_build(out, final)
     if progress:
         progress(2, 2)

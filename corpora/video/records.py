@@ -9,7 +9,6 @@ imports nothing else of its package.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -130,9 +129,7 @@ def split_order(split: str) -> tuple:
 
 
 def report_json(report: BuildReport, files: list[FileReport]) -> str:
-    payload = {**asdict(report), "reconciles": report.reconciles(),
-               "files": [asdict(f) for f in sorted(files, key=lambda f: f.path)]}
-    return json.dumps(payload, indent=2) + "\n"
+    return report.to_json(files=[asdict(f) for f in sorted(files, key=lambda f: f.path)])
 
 
 @dataclass
